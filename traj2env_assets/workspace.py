@@ -1,0 +1,79 @@
+"""The on-disk layout of every stage's output and the atomic writes that fill it.
+
+Stage outputs live at ``<root>/<stage>/<partition key>/...``. Every write goes to a
+temporary sibling first and is renamed into place, so a reader (or a retried run)
+never sees a half-written file or directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def atomic_write_text(path: Path, text: str) -> Path:
+    return atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, payload: Any) -> Path:
+    if isinstance(payload, BaseModel):
+        text = payload.model_dump_json(indent=2, exclude_none=True)
+    else:
+        text = json.dumps(payload, indent=2, sort_keys=False, default=str)
+    return atomic_write_text(path, text + "\n")
+
+
+@contextmanager
+def atomic_directory(target: Path) -> Iterator[Path]:
+    """Yield an empty staging directory that replaces ``target`` only if the block succeeds."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"))
+    try:
+        yield staging
+        if target.exists():
+            # Two renames keep the window without a complete directory as short as possible.
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+            os.replace(staging, target)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+class Workspace(BaseModel):
+    """Where stage outputs go: ``<root>/<stage>/<partition key>/``."""
+
+    root: Path
+
+    def stage_dir(self, stage: str, partition_key: str) -> Path:
+        return self.root / stage / partition_key
+
+    def stage_file(self, stage: str, partition_key: str, name: str) -> Path:
+        return self.stage_dir(stage, partition_key) / name
+
+    def contains(self, path: Path) -> bool:
+        return path.resolve().is_relative_to(self.root.resolve())

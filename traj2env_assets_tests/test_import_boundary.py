@@ -1,0 +1,59 @@
+"""The domain core never imports dagster; only the Dagster glue does."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import traj2env_assets
+
+PACKAGE = Path(traj2env_assets.__file__).parent
+# The Dagster glue: asset, sensor and resource modules, the code location, and the CLI
+# (which drives an in-process Dagster run).
+DAGSTER_MODULES = {"defs", "definitions.py", "cli.py"}
+
+
+def _core_modules() -> list[Path]:
+    return [
+        path
+        for path in PACKAGE.rglob("*.py")
+        if path.relative_to(PACKAGE).parts[0] not in DAGSTER_MODULES
+    ]
+
+
+def _imported_roots(path: Path) -> set[str]:
+    roots: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.level > 0 and node.module:
+            if node.module.split(".")[0] in {"defs", "definitions", "cli"}:
+                roots.add("traj2env_assets.defs")
+    return roots
+
+
+def test_core_modules_exist() -> None:
+    assert len(_core_modules()) >= 3
+
+
+def test_core_never_imports_dagster() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): sorted(roots & {"dagster", "dagster_docker", "dagster_webserver"})
+        for path in _core_modules()
+        if (roots := _imported_roots(path)) & {"dagster", "dagster_docker", "dagster_webserver"}
+    }
+    assert offenders == {}
+
+
+def test_core_never_imports_the_dagster_glue() -> None:
+    offenders = []
+    for path in _core_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and (
+                node.module.startswith("traj2env_assets.defs")
+                or node.module in {"traj2env_assets.definitions", "traj2env_assets.cli"}
+            ):
+                offenders.append(str(path.relative_to(PACKAGE)))
+    assert offenders == []
