@@ -64,6 +64,11 @@ def atomic_directory(target: Path) -> Iterator[Path]:
             shutil.rmtree(staging, ignore_errors=True)
 
 
+STAGE_CONVERSION = "conversion"
+STAGE_SCAN = "scan"
+STAGE_REPLAY = "replay"
+
+
 class Workspace(BaseModel):
     """Where stage outputs go: ``<root>/<stage>/<partition key>/``."""
 
