@@ -1,0 +1,241 @@
+"""Accumulates steps from a native log and emits a validated ATIF-v1.7 trajectory.
+
+Every converter feeds the same builder, so de-duplication of repeated history
+(the same tool-call id twice), result-to-call pairing and ATIF's structural rules
+live in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+import atif
+
+from traj2env_assets.formats.jsonl import LineStats
+
+SCHEMA_VERSION = "ATIF-v1.7"
+StepSource = Literal["system", "user", "agent"]
+
+
+def valid_timestamp(value: object) -> str | None:
+    """Return ``value`` if ATIF accepts it as a timestamp, else None (absent, not guessed)."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return value
+
+
+def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in mapping.items() if value is not None}
+
+
+@dataclass
+class _Result:
+    call_id: str | None
+    content: str
+    extra: dict[str, Any]
+    subagent_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Step:
+    source: StepSource
+    message: str
+    timestamp: str | None = None
+    model_name: str | None = None
+    reasoning_effort: str | float | None = None
+    reasoning_content: str | None = None
+    tool_calls: list[atif.ToolCall] = field(default_factory=list)
+    results: list[_Result] = field(default_factory=list)
+    metrics: atif.Metrics | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TrajectoryBuilder:
+    """Collects steps in order; ``build()`` validates them as ATIF."""
+
+    def __init__(self) -> None:
+        self._steps: list[_Step] = []
+        self._call_owner: dict[str, _Step] = {}
+        self._answered: set[str] = set()
+        self.duplicate_tool_calls = 0
+        self.duplicate_results = 0
+        self.orphan_results = 0
+        self.subagents: list[atif.Trajectory] = []
+
+    @property
+    def steps(self) -> int:
+        return len(self._steps)
+
+    def has_call(self, call_id: str) -> bool:
+        return call_id in self._call_owner
+
+    def add_message(
+        self,
+        source: StepSource,
+        message: str,
+        timestamp: object = None,
+        extra: dict[str, Any] | None = None,
+    ) -> _Step:
+        step = _Step(source=source, message=message, timestamp=valid_timestamp(timestamp))
+        if extra:
+            step.extra.update(extra)
+        self._steps.append(step)
+        return step
+
+    def add_agent_step(
+        self,
+        message: str = "",
+        timestamp: object = None,
+        model_name: str | None = None,
+        reasoning_content: str | None = None,
+        reasoning_effort: str | float | None = None,
+    ) -> _Step:
+        step = self.add_message("agent", message, timestamp)
+        step.model_name = model_name or None
+        step.reasoning_content = reasoning_content or None
+        step.reasoning_effort = reasoning_effort
+        return step
+
+    def last_agent_step(self) -> _Step | None:
+        for step in reversed(self._steps):
+            if step.source == "agent":
+                return step
+        return None
+
+    def add_tool_call(
+        self,
+        step: _Step,
+        call_id: str,
+        function_name: str,
+        arguments: object,
+        extra: dict[str, Any] | None = None,
+    ) -> bool:
+        """Attach a call to ``step``; a call id seen before is repeated history and is dropped."""
+        if call_id in self._call_owner:
+            self.duplicate_tool_calls += 1
+            return False
+        if not isinstance(arguments, dict):
+            arguments = {"raw": arguments}
+        call = atif.ToolCall(
+            tool_call_id=call_id,
+            function_name=function_name,
+            arguments=arguments,
+            extra=drop_none(extra or {}) or None,
+        )
+        step.tool_calls.append(call)
+        self._call_owner[call_id] = step
+        return True
+
+    def add_tool_result(
+        self,
+        call_id: str,
+        content: str,
+        extra: dict[str, Any] | None = None,
+        subagent_ids: list[str] | None = None,
+    ) -> bool:
+        """Attach a result to the step that made the call (ATIF requires the same step)."""
+        owner = self._call_owner.get(call_id)
+        if owner is None:
+            self.orphan_results += 1
+            return False
+        if call_id in self._answered:
+            self.duplicate_results += 1
+            return False
+        self._answered.add(call_id)
+        owner.results.append(
+            _Result(call_id, content, drop_none(extra or {}), list(subagent_ids or []))
+        )
+        return True
+
+    def add_observation(self, step: _Step, content: str, extra: dict[str, Any] | None = None) -> None:
+        """A result that answers no tool call (e.g. a command the user ran themselves)."""
+        step.results.append(_Result(None, content, drop_none(extra or {})))
+
+    def drop_empty_agent_steps(self) -> None:
+        self._steps = [
+            step
+            for step in self._steps
+            if not (
+                step.source == "agent"
+                and not step.message
+                and not step.tool_calls
+                and not step.reasoning_content
+                and step.metrics is None
+            )
+        ]
+
+    def build(
+        self,
+        agent: atif.Agent,
+        session_id: str | None,
+        extra: dict[str, Any],
+        trajectory_id: str | None = None,
+        final_metrics: atif.FinalMetrics | None = None,
+    ) -> atif.Trajectory:
+        self.drop_empty_agent_steps()
+        steps = [self._to_atif_step(index, step) for index, step in enumerate(self._steps, start=1)]
+        return atif.Trajectory(
+            schema_version=SCHEMA_VERSION,
+            session_id=session_id,
+            trajectory_id=trajectory_id,
+            agent=agent,
+            steps=steps,
+            final_metrics=final_metrics,
+            extra=drop_none(extra) or None,
+            subagent_trajectories=self.subagents or None,
+        )
+
+    @staticmethod
+    def _to_atif_step(step_id: int, step: _Step) -> atif.Step:
+        observation = None
+        if step.results:
+            observation = atif.Observation(
+                results=[
+                    atif.ObservationResult(
+                        source_call_id=result.call_id,
+                        content=result.content,
+                        extra=result.extra or None,
+                        subagent_trajectory_ref=[
+                            atif.SubagentTrajectoryRef(trajectory_id=ref) for ref in result.subagent_ids
+                        ]
+                        or None,
+                    )
+                    for result in step.results
+                ]
+            )
+        agent_only: dict[str, Any] = {}
+        if step.source == "agent":
+            agent_only = drop_none(
+                {
+                    "model_name": step.model_name,
+                    "reasoning_effort": step.reasoning_effort,
+                    "reasoning_content": step.reasoning_content,
+                    "tool_calls": step.tool_calls or None,
+                    "metrics": step.metrics,
+                }
+            )
+        return atif.Step(
+            step_id=step_id,
+            timestamp=step.timestamp,
+            source=step.source,
+            message=step.message,
+            observation=observation,
+            extra=step.extra or None,
+            **agent_only,
+        )
+
+
+def line_stats_extra(stats: LineStats, builder: TrajectoryBuilder) -> dict[str, Any]:
+    """The skip counters every converter records in ``Trajectory.extra``."""
+    return {
+        "skipped_lines": stats.skipped_lines or None,
+        "unknown_line_types": sum(stats.unknown_line_types.values()) or None,
+        "duplicate_tool_calls": builder.duplicate_tool_calls or None,
+        "orphan_tool_results": builder.orphan_results or None,
+    }

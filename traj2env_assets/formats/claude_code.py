@@ -1,0 +1,254 @@
+"""Claude Code transcript ``.jsonl`` -> ATIF-v1.7.
+
+Reads ``user``/``assistant`` lines. Assistant lines sharing ``message.id`` form one
+agent step. Tool results are paired by ``tool_use_id`` with the step that made the
+call. Claude Code repeats earlier history after a summary with new uuids; repeated
+tool calls (same id), repeated assistant blocks (same message id and block) and
+repeated user prompts (same timestamp and text) are dropped.
+
+Kept in ``extra`` (see :mod:`traj2env_assets.formats.extras`): per-line ``cwd`` on
+each tool call; ``is_error``, Bash ``exit_code`` (from the "Exit code N" header),
+``original_file`` and Read ``file_content`` on results. Sub-agents in
+``<session>/subagents/agent-*.jsonl`` are nested as ``subagent_trajectories``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import atif
+
+from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
+from traj2env_assets.formats.text import blocks_to_text
+
+FORMAT = "claude-code"
+KNOWN_LINE_TYPES = {
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "progress",
+    "queue-operation",
+    "mode",
+    "permission-mode",
+    "attachment",
+    "ai-title",
+    "last-prompt",
+    "custom-title",
+}
+_EXIT_CODE = re.compile(r"^Exit code (-?\d+)")
+
+
+def looks_like_claude_code(obj: dict[str, Any]) -> bool:
+    return (
+        isinstance(obj.get("sessionId"), str)
+        and isinstance(obj.get("uuid"), str)
+        and obj.get("type") in KNOWN_LINE_TYPES
+    )
+
+
+def _result_extra(block: dict[str, Any], tool_use_result: Any, tool_name: str | None) -> dict[str, Any]:
+    is_error = bool(block.get("is_error"))
+    extra: dict[str, Any] = {"is_error": is_error}
+    if tool_name == "Bash" and is_error:
+        match = _EXIT_CODE.match(blocks_to_text(block.get("content")))
+        if match:
+            extra["exit_code"] = int(match.group(1))
+    if isinstance(tool_use_result, dict):
+        original = tool_use_result.get("originalFile")
+        if isinstance(original, str):
+            extra["original_file"] = original
+        file_info = tool_use_result.get("file")
+        if isinstance(file_info, dict) and isinstance(file_info.get("content"), str):
+            extra["file_content"] = file_info["content"]
+            extra["file_start_line"] = file_info.get("startLine")
+            extra["file_num_lines"] = file_info.get("numLines")
+            extra["file_total_lines"] = file_info.get("totalLines")
+        if tool_use_result.get("interrupted") is True:
+            extra["interrupted"] = True
+    return drop_none(extra)
+
+
+def _subagent_files(path: Path) -> list[Path]:
+    folder = path.with_suffix("") / "subagents"
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file() and not p.is_symlink())
+
+
+def _subagent_links(files: list[Path]) -> dict[str, str]:
+    """Map the spawning tool-use id to the sub-agent's trajectory id, from the sidecars."""
+    links: dict[str, str] = {}
+    for file in files:
+        meta = file.with_suffix(".meta.json")
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
+        except (OSError, ValueError):
+            data = {}
+        if isinstance(data, dict) and isinstance(data.get("toolUseId"), str):
+            links[data["toolUseId"]] = file.stem
+    return links
+
+
+def convert_claude_code(path: Path, *, is_subagent: bool = False) -> atif.Trajectory:
+    stats = LineStats()
+    lines = list(iter_json_objects(path, stats))
+    has_main_thread = any(line.get("isSidechain") is False for line in lines)
+    builder = TrajectoryBuilder()
+    session_id: str | None = None
+    version: str | None = None
+    first_cwd: str | None = None
+    model_name: str | None = None
+    tool_names: dict[str, str] = {}
+    steps_by_message_id: dict[str, Any] = {}
+    seen_blocks: set[str] = set()
+    seen_prompts: set[str] = set()
+    subagent_files = [] if is_subagent else _subagent_files(path)
+    subagent_by_call = _subagent_links(subagent_files)
+    # Sub-agents first, so results of the calls that spawned them can link to them.
+    for file in subagent_files:
+        try:
+            child = convert_claude_code(file, is_subagent=True)
+        except ValueError:
+            continue
+        builder.subagents.append(child.model_copy(update={"trajectory_id": file.stem}))
+
+
+    for line in lines:
+        line_type = line.get("type")
+        if line_type not in ("user", "assistant"):
+            if line_type not in KNOWN_LINE_TYPES:
+                stats.count_unknown(line_type)
+            continue
+        if has_main_thread and line.get("isSidechain") is True and not is_subagent:
+            continue
+        session_id = session_id or line.get("sessionId")
+        version = version or line.get("version")
+        first_cwd = first_cwd or line.get("cwd")
+        message = line.get("message")
+        if not isinstance(message, dict):
+            stats.invalid_lines += 1
+            continue
+        timestamp = line.get("timestamp")
+        if line_type == "assistant":
+            model_name = message.get("model") or model_name
+            _read_assistant_line(
+                builder, line, message, timestamp, steps_by_message_id, seen_blocks, tool_names
+            )
+        else:
+            _read_user_line(builder, line, message, timestamp, seen_prompts, tool_names, subagent_by_call)
+
+    agent = atif.Agent(
+        name="claude-code",
+        version=version or "unknown",
+        model_name=model_name,
+        extra={"cwd": first_cwd} if first_cwd else None,
+    )
+    extra = {"source_format": FORMAT, "cwd": first_cwd, **line_stats_extra(stats, builder)}
+    if builder.steps == 0:
+        raise ValueError("no Claude Code user or assistant messages")
+    return builder.build(agent, session_id, extra)
+
+
+def _read_assistant_line(
+    builder: TrajectoryBuilder,
+    line: dict[str, Any],
+    message: dict[str, Any],
+    timestamp: object,
+    steps_by_message_id: dict[str, Any],
+    seen_blocks: set[str],
+    tool_names: dict[str, str],
+) -> None:
+    message_id = str(message.get("id") or line.get("uuid"))
+    step = steps_by_message_id.get(message_id)
+    if step is None:
+        step = builder.add_agent_step(timestamp=timestamp, model_name=message.get("model"))
+        steps_by_message_id[message_id] = step
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        fingerprint = message_id + hashlib.sha1(
+            json.dumps(block, sort_keys=True, default=str).encode()
+        ).hexdigest()
+        if fingerprint in seen_blocks:
+            if block.get("type") == "tool_use":
+                builder.duplicate_tool_calls += 1
+            continue
+        seen_blocks.add(fingerprint)
+        kind = block.get("type")
+        if kind == "text" and block.get("text"):
+            step.message = "\n\n".join(filter(None, [step.message, block["text"]]))
+        elif kind == "thinking" and block.get("thinking"):
+            step.reasoning_content = "\n\n".join(filter(None, [step.reasoning_content, block["thinking"]]))
+        elif kind == "tool_use" and isinstance(block.get("id"), str):
+            name = str(block.get("name") or "unknown")
+            if builder.add_tool_call(step, block["id"], name, block.get("input") or {}, {"cwd": line.get("cwd")}):
+                tool_names[block["id"]] = name
+    usage = message.get("usage")
+    if isinstance(usage, dict):
+        metrics = _metrics(usage)
+        # One response is split over lines that each repeat usage; keep the fullest copy.
+        if step.metrics is None or (metrics.completion_tokens or 0) >= (step.metrics.completion_tokens or 0):
+            step.metrics = metrics
+
+
+def _metrics(usage: dict[str, Any]) -> atif.Metrics:
+    cache_read = int(usage.get("cache_read_input_tokens") or 0)
+    cache_creation = int(usage.get("cache_creation_input_tokens") or 0)
+    return atif.Metrics(
+        prompt_tokens=int(usage.get("input_tokens") or 0) + cache_read + cache_creation,
+        completion_tokens=int(usage.get("output_tokens") or 0),
+        cached_tokens=cache_read,
+    )
+
+
+def _read_user_line(
+    builder: TrajectoryBuilder,
+    line: dict[str, Any],
+    message: dict[str, Any],
+    timestamp: object,
+    seen_prompts: set[str],
+    tool_names: dict[str, str],
+    subagent_by_call: dict[str, str],
+) -> None:
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else None
+    results = [b for b in blocks or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    for block in results:
+        call_id = block.get("tool_use_id")
+        if not isinstance(call_id, str):
+            continue
+        tool_use_result = line.get("toolUseResult")
+        subagents = []
+        agent_id = tool_use_result.get("agentId") if isinstance(tool_use_result, dict) else None
+        if call_id in subagent_by_call:
+            subagents.append(subagent_by_call[call_id])
+        elif isinstance(agent_id, str):
+            subagents.append(f"agent-{agent_id}")
+        builder.add_tool_result(
+            call_id,
+            blocks_to_text(block.get("content")),
+            _result_extra(block, tool_use_result, tool_names.get(call_id)),
+            [ref for ref in subagents if ref in {s.trajectory_id for s in builder.subagents}] or None,
+        )
+    if results and len(results) == len(blocks or []):
+        return
+    text = blocks_to_text([b for b in blocks if b not in results] if blocks is not None else content)
+    if not text:
+        return
+    prompt_key = f"{timestamp}\0{text}"
+    if prompt_key in seen_prompts:
+        return
+    seen_prompts.add(prompt_key)
+    extra = {"meta": True} if line.get("isMeta") else None
+    if line.get("isCompactSummary"):
+        extra = {**(extra or {}), "compact_summary": True}
+    builder.add_message("user", text, timestamp, extra)

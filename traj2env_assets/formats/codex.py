@@ -1,0 +1,206 @@
+"""Codex rollout ``.jsonl`` -> ATIF-v1.7.
+
+One agent step per assistant message and per tool call (``function_call``,
+``custom_tool_call``, ``local_shell_call``). Outputs are paired by ``call_id``.
+Exit codes are lifted from every output shape Codex has written: the legacy JSON
+wrapper ``{"output", "metadata": {"exit_code"}}``, ``exec_command``'s
+"Process exited with code N" and ``shell_command``'s "Exit code: N" header. Each
+call keeps the directory it ran in (``workdir`` or the turn's ``cwd``) in
+``extra.cwd``. Injected context (AGENTS.md, ``<environment_context>``) becomes
+system steps so the user's own requests stay recognisable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import atif
+
+from traj2env_assets.formats.builder import TrajectoryBuilder, line_stats_extra
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
+from traj2env_assets.formats.text import blocks_to_text
+
+FORMAT = "codex"
+LINE_TYPES = {"session_meta", "response_item", "turn_context", "event_msg", "compacted"}
+_PROCESS_EXIT = re.compile(r"Process exited with code (-?\d+)")
+_EXIT_HEADER = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
+_INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions")
+
+
+def looks_like_codex(obj: dict[str, Any]) -> bool:
+    return obj.get("type") in LINE_TYPES and isinstance(obj.get("payload"), dict)
+
+
+def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
+    """Split a tool output into its text and the figures it carries (exit code, duration)."""
+    text = raw if isinstance(raw, str) else blocks_to_text(raw)
+    extra: dict[str, Any] = {}
+    if text.startswith("{"):
+        try:
+            wrapped = json.loads(text)
+        except ValueError:
+            wrapped = None
+        if isinstance(wrapped, dict) and "output" in wrapped:
+            metadata = wrapped.get("metadata") if isinstance(wrapped.get("metadata"), dict) else {}
+            text = str(wrapped.get("output") or "")
+            if isinstance(metadata.get("exit_code"), int):
+                extra["exit_code"] = metadata["exit_code"]
+            if isinstance(metadata.get("duration_seconds"), (int, float)):
+                extra["duration_seconds"] = metadata["duration_seconds"]
+    if "exit_code" not in extra:
+        match = _PROCESS_EXIT.search(text) or _EXIT_HEADER.search(text)
+        if match:
+            extra["exit_code"] = int(match.group(1))
+    if text.startswith("apply_patch verification failed") or text.startswith("Failed to apply patch"):
+        extra["is_error"] = True
+    elif "exit_code" in extra:
+        extra["is_error"] = extra["exit_code"] != 0
+    return text, extra
+
+
+def _decode_arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return {"raw": raw}
+        return value if isinstance(value, dict) else {"raw": value}
+    return {"raw": raw}
+
+
+class _CodexReader:
+    def __init__(self) -> None:
+        self.builder = TrajectoryBuilder()
+        self.session_id: str | None = None
+        self.version: str | None = None
+        self.session_cwd: str | None = None
+        self.turn_cwd: str | None = None
+        self.model: str | None = None
+        self.effort: str | None = None
+        self.pending_reasoning: list[str] = []
+        self.extra: dict[str, Any] = {}
+        self.compactions = 0
+
+    def read(self, line: dict[str, Any], stats: LineStats) -> None:
+        payload = line["payload"]
+        timestamp = line.get("timestamp")
+        kind = line["type"]
+        if kind == "session_meta":
+            self.session_id = self.session_id or payload.get("id") or payload.get("session_id")
+            self.version = self.version or payload.get("cli_version")
+            self.session_cwd = self.session_cwd or payload.get("cwd")
+            self.turn_cwd = self.turn_cwd or payload.get("cwd")
+            for key in ("originator", "model_provider"):
+                if isinstance(payload.get(key), str):
+                    self.extra[key] = payload[key]
+        elif kind == "turn_context":
+            self.turn_cwd = payload.get("cwd") or self.turn_cwd
+            self.model = payload.get("model") or self.model
+            self.effort = payload.get("effort") or self.effort
+        elif kind == "compacted":
+            self.compactions += 1
+            self.builder.add_message(
+                "system", "Context compacted.", timestamp, {"context_management": "compaction"}
+            )
+        elif kind == "event_msg":
+            if payload.get("type") == "token_count":
+                self._read_token_count(payload)
+        elif kind == "response_item":
+            self._read_response_item(payload, timestamp, stats)
+
+    def _read_token_count(self, payload: dict[str, Any]) -> None:
+        info = payload.get("info")
+        usage = info.get("last_token_usage") if isinstance(info, dict) else None
+        step = self.builder.last_agent_step()
+        if not isinstance(usage, dict) or step is None or step.metrics is not None:
+            return
+        step.metrics = atif.Metrics(
+            prompt_tokens=int(usage.get("input_tokens") or 0),
+            completion_tokens=int(usage.get("output_tokens") or 0),
+            cached_tokens=int(usage.get("cached_input_tokens") or 0),
+        )
+
+    def _agent_step(self, timestamp: object, message: str = "") -> Any:
+        reasoning = "\n\n".join(self.pending_reasoning) or None
+        self.pending_reasoning = []
+        return self.builder.add_agent_step(
+            message, timestamp, self.model, reasoning, self.effort
+        )
+
+    def _read_response_item(self, payload: dict[str, Any], timestamp: object, stats: LineStats) -> None:
+        item = payload.get("type")
+        if item == "message":
+            text = blocks_to_text(payload.get("content"))
+            role = payload.get("role")
+            if role == "assistant":
+                self._agent_step(timestamp, text)
+            elif role == "user" and not text.lstrip().startswith(_INJECTED_PREFIXES):
+                self.builder.add_message("user", text, timestamp)
+            elif text:
+                self.builder.add_message("system", text, timestamp, {"role": role})
+        elif item == "reasoning":
+            summary = payload.get("summary")
+            for part in summary if isinstance(summary, list) else []:
+                if isinstance(part, dict) and part.get("text"):
+                    self.pending_reasoning.append(str(part["text"]))
+        elif item in ("function_call", "custom_tool_call"):
+            call_id = payload.get("call_id")
+            if not isinstance(call_id, str):
+                stats.invalid_lines += 1
+                return
+            if item == "function_call":
+                arguments = _decode_arguments(payload.get("arguments"))
+            else:
+                arguments = {"input": payload.get("input")}
+            cwd = arguments.get("workdir") if isinstance(arguments.get("workdir"), str) else self.turn_cwd
+            step = self._agent_step(timestamp)
+            self.builder.add_tool_call(step, call_id, str(payload.get("name") or "unknown"), arguments, {"cwd": cwd})
+        elif item == "local_shell_call":
+            call_id = payload.get("call_id") or payload.get("id")
+            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            if not isinstance(call_id, str):
+                stats.invalid_lines += 1
+                return
+            cwd = action.get("working_directory") or self.turn_cwd
+            step = self._agent_step(timestamp)
+            self.builder.add_tool_call(step, call_id, "local_shell_call", action, {"cwd": cwd})
+        elif item in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            call_id = payload.get("call_id")
+            if isinstance(call_id, str):
+                text, extra = parse_output(payload.get("output"))
+                self.builder.add_tool_result(call_id, text, extra)
+        elif item in ("web_search_call",):
+            return
+        else:
+            stats.count_unknown(f"response_item/{item}")
+
+
+def convert_codex(path: Path) -> atif.Trajectory:
+    stats = LineStats()
+    reader = _CodexReader()
+    for line in iter_json_objects(path, stats):
+        if looks_like_codex(line):
+            reader.read(line, stats)
+        else:
+            stats.count_unknown(line.get("type"))
+    if reader.builder.steps == 0:
+        raise ValueError("no Codex messages or tool calls")
+    agent = atif.Agent(
+        name="codex",
+        version=reader.version or "unknown",
+        model_name=reader.model,
+        extra={"cwd": reader.session_cwd} if reader.session_cwd else None,
+    )
+    extra = {
+        "source_format": FORMAT,
+        "cwd": reader.session_cwd,
+        "compactions": reader.compactions or None,
+        **reader.extra,
+        **line_stats_extra(stats, reader.builder),
+    }
+    return reader.builder.build(agent, reader.session_id or path.stem, extra)

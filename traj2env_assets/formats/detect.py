@@ -1,0 +1,76 @@
+"""Format detection by content, never by file extension."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Literal
+
+from traj2env_assets.formats.claude_code import looks_like_claude_code
+from traj2env_assets.formats.codex import looks_like_codex
+from traj2env_assets.formats.pi import looks_like_pi
+
+DetectedFormat = Literal["atif", "claude-code", "codex", "pi"]
+HEAD_BYTES = 256 * 1024
+HEAD_LINES = 40
+_ATIF_HEAD = re.compile(rb'"schema_version"\s*:\s*"ATIF-v\d')
+
+
+class UndetectableFormat(ValueError):
+    """The file's content matches none of the supported formats."""
+
+
+def _head_objects(head: bytes) -> list[dict[str, object]]:
+    objects: list[dict[str, object]] = []
+    for raw in head.splitlines()[:HEAD_LINES]:
+        line = raw.strip()
+        if not line or line.startswith(b"//"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            objects.append(value)
+    return objects
+
+
+def detect_format(path: Path) -> DetectedFormat:
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    if not head.strip():
+        raise UndetectableFormat("empty file")
+    if b"\x00" in head:
+        raise UndetectableFormat("binary content (NUL bytes)")
+    for obj in _head_objects(head):
+        if looks_like_claude_code(obj):
+            return "claude-code"
+        if looks_like_codex(obj):
+            return "codex"
+        if looks_like_pi(obj):
+            return "pi"
+    if head.lstrip().startswith(b"{") and _ATIF_HEAD.search(head):
+        return "atif"
+    raise UndetectableFormat(
+        "content matches none of ATIF .json, Claude Code, Codex or pi .jsonl"
+    )
+
+
+def session_id_from_head(path: Path, fmt: DetectedFormat) -> str | None:
+    """The session id the log records near its start, if any (cheap: head only)."""
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    if fmt == "atif":
+        match = re.search(rb'"session_id"\s*:\s*"([^"]{1,200})"', head)
+        return match.group(1).decode("utf-8", "replace") if match else None
+    for obj in _head_objects(head):
+        if fmt == "claude-code" and isinstance(obj.get("sessionId"), str):
+            return str(obj["sessionId"])
+        if fmt == "codex" and obj.get("type") == "session_meta":
+            payload = obj.get("payload")
+            if isinstance(payload, dict) and isinstance(payload.get("id"), str):
+                return str(payload["id"])
+        if fmt == "pi" and obj.get("type") == "session" and isinstance(obj.get("id"), str):
+            return str(obj["id"])
+    return None
