@@ -1,0 +1,86 @@
+"""The bundled sample sessions are what the generator really records, in valid shapes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import atif
+import pytest
+from harbor.models.trajectories import Trajectory as HarborTrajectory
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
+TRAJECTORIES_DIR = EXAMPLES_DIR / "trajectories"
+
+
+def load_generator() -> ModuleType:
+    # examples/ is not a package; load the script by path.
+    spec = importlib.util.spec_from_file_location("make_samples", EXAMPLES_DIR / "make_samples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+def committed_files() -> dict[str, bytes]:
+    return {
+        path.relative_to(TRAJECTORIES_DIR).as_posix(): path.read_bytes()
+        for path in sorted(TRAJECTORIES_DIR.rglob("*"))
+        if path.is_file()
+    }
+
+
+def installed_node_version() -> str | None:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return None
+    return subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+
+
+def test_generator_reproduces_committed_samples(tmp_path: Path) -> None:
+    generator = load_generator()
+    node_version = installed_node_version()
+    if node_version != generator.RECORDED_NODE_VERSION:
+        pytest.skip(f"samples were recorded with node {generator.RECORDED_NODE_VERSION}, "
+                    f"found {node_version}")
+    generator.generate(tmp_path)
+    regenerated = {
+        path.relative_to(tmp_path).as_posix(): path.read_bytes()
+        for path in sorted(tmp_path.rglob("*"))
+        if path.is_file()
+    }
+    committed = committed_files()
+    assert sorted(regenerated) == sorted(committed)
+    differing = [name for name in committed if committed[name] != regenerated[name]]
+    assert differing == [], f"rerun examples/make_samples.py; these differ: {differing}"
+
+
+ATIF_SAMPLES = sorted(TRAJECTORIES_DIR.glob("atif/*.json"))
+JSONL_SAMPLES = sorted(TRAJECTORIES_DIR.rglob("*.jsonl"))
+
+
+def test_every_format_has_every_scenario() -> None:
+    scenarios = {path.name.split(".")[0] for path in TRAJECTORIES_DIR.rglob("*.json*")}
+    for format_dir in ("atif", "claude-code", "codex", "pi"):
+        present = {path.name.split(".")[0] for path in (TRAJECTORIES_DIR / format_dir).iterdir()}
+        assert present == scenarios, format_dir
+
+
+@pytest.mark.parametrize("path", ATIF_SAMPLES, ids=lambda path: path.name)
+def test_atif_sample_validates(path: Path) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    atif.Trajectory.model_validate(document)
+    HarborTrajectory.model_validate(document)
+
+
+@pytest.mark.parametrize("path", JSONL_SAMPLES, ids=lambda path: path.relative_to(TRAJECTORIES_DIR).as_posix())
+def test_jsonl_sample_lines_parse(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines
+    for line in lines:
+        assert isinstance(json.loads(line), dict)
