@@ -1,0 +1,1 @@
+"""Everything that touches Docker: base images, task image builds, trials, prune."""

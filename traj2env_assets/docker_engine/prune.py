@@ -1,0 +1,58 @@
+"""Remove everything the project created, found by the project label.
+
+Base images are kept unless asked for: rebuilding a stand-in from Debian takes minutes.
+"""
+
+from __future__ import annotations
+
+import docker
+from docker.errors import APIError, NotFound
+from pydantic import BaseModel
+
+from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
+
+
+class PruneReport(BaseModel):
+    containers: list[str]
+    networks: list[str]
+    volumes: list[str]
+    images: list[str]
+
+
+def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneReport:
+    containers = []
+    for container in client.containers.list(all=True, filters=project_filter()):
+        container.remove(force=True)
+        containers.append(container.name)
+    networks = []
+    for network in client.networks.list(filters=project_filter()):
+        network.remove()
+        networks.append(network.name)
+    volumes = []
+    for volume in client.volumes.list(filters=project_filter()):
+        volume.remove(force=True)
+        volumes.append(volume.name)
+    images = []
+    for image in client.images.list(filters=project_filter()):
+        if image.labels.get(ROLE_LABEL) == "base" and not include_bases:
+            continue
+        try:
+            client.images.remove(image.id, force=True)
+        except NotFound:
+            continue
+        except APIError as exc:
+            # A child image still refers to it; the next prune removes it.
+            if exc.status_code != 409:
+                raise
+            continue
+        images.append(", ".join(image.tags) or image.short_id)
+    return PruneReport(containers=containers, networks=networks, volumes=volumes, images=images)
+
+
+def leftovers(client: docker.DockerClient) -> dict[str, list[str]]:
+    """Containers, networks and volumes still carrying the project label."""
+    return {
+        "containers": [c.name for c in client.containers.list(all=True, filters=project_filter())],
+        "networks": [n.name for n in client.networks.list(filters=project_filter())],
+        "volumes": [v.name for v in client.volumes.list(filters=project_filter())],
+    }
