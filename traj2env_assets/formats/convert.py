@@ -68,14 +68,6 @@ def _skipped(path: Path, reason: SkipReason, detail: str, fmt: DetectedFormat | 
     )
 
 
-def _undetectable_reason(message: str) -> SkipReason:
-    if message.startswith("empty"):
-        return "empty_file"
-    if message.startswith("binary"):
-        return "binary_file"
-    return "unrecognised_format"
-
-
 def convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"] = "auto") -> ConversionResult:
     """Convert ``path``; never raises for bad input, the record says what went wrong."""
     started = time.perf_counter()
@@ -90,7 +82,7 @@ def convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"] =
     try:
         fmt = detect_format(path) if forced_format == "auto" else forced_format
     except UndetectableFormat as exc:
-        return _skipped(path, _undetectable_reason(str(exc)), str(exc), size=size)
+        return _skipped(path, exc.reason, str(exc), size=size)
     except OSError as exc:
         return _skipped(path, "unreadable", exc.strerror or str(exc), size=size)
     try:

@@ -20,6 +20,10 @@ _ATIF_HEAD = re.compile(rb'"schema_version"\s*:\s*"ATIF-v\d')
 class UndetectableFormat(ValueError):
     """The file's content matches none of the supported formats."""
 
+    def __init__(self, reason: Literal["empty_file", "binary_file", "unrecognised_format"], detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
 
 def _head_objects(head: bytes) -> list[dict[str, object]]:
     objects: list[dict[str, object]] = []
@@ -40,9 +44,9 @@ def detect_format(path: Path) -> DetectedFormat:
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
     if not head.strip():
-        raise UndetectableFormat("empty file")
+        raise UndetectableFormat("empty_file", "empty file")
     if b"\x00" in head:
-        raise UndetectableFormat("binary content (NUL bytes)")
+        raise UndetectableFormat("binary_file", "binary content (NUL bytes)")
     for obj in _head_objects(head):
         if looks_like_claude_code(obj):
             return "claude-code"
@@ -53,7 +57,7 @@ def detect_format(path: Path) -> DetectedFormat:
     if head.lstrip().startswith(b"{") and _ATIF_HEAD.search(head):
         return "atif"
     raise UndetectableFormat(
-        "content matches none of ATIF .json, Claude Code, Codex or pi .jsonl"
+        "unrecognised_format", "content matches none of ATIF .json, Claude Code, Codex or pi .jsonl"
     )
 
 

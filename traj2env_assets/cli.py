@@ -1,0 +1,113 @@
+"""The ``traj2env`` command: one-shot runs of the asset graph from a seed-shaped YAML config."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import dagster as dg
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from traj2env_assets.config import ConfigError, RunConfigFile, load_run_config
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
+from traj2env_assets.report import REPORT_FILE
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
+
+console = Console(stderr=True)
+# The progress bar is the CLI's output; Dagster's per-event console log would bury it.
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def ensure_dagster_home() -> Path:
+    """Use DAGSTER_HOME, or a local ``.dagster_home`` seeded from the repository's dagster.yaml."""
+    if os.environ.get("DAGSTER_HOME"):
+        home = Path(os.environ["DAGSTER_HOME"])
+    else:
+        home = Path(".dagster_home").resolve()
+        os.environ["DAGSTER_HOME"] = str(home)
+    home.mkdir(parents=True, exist_ok=True)
+    template = Path("dagster.yaml")
+    if not (home / "dagster.yaml").exists() and template.is_file():
+        shutil.copyfile(template, home / "dagster.yaml")
+    return home
+
+
+def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> Path:
+    """Register the sources, run every stage per trajectory in-process, write report.json."""
+    ensure_dagster_home()
+    instance = dg.DagsterInstance.get()
+    workspace = Workspace(root=workspace_root.resolve())
+    options = config.pipeline.options
+    registration = register_sources(workspace, config.source.path, config.source.format, options.limit)
+    keys = registration.new + registration.changed + registration.unchanged
+    instance.add_dynamic_partitions(trajectories.name, keys)
+    defs = build_definitions(
+        WorkspaceResource(root=str(workspace.root)),
+        PipelineResource(
+            config_path=str(config_path.resolve()),
+            options_json=json.dumps(options.model_dump(mode="json")),
+        ),
+    )
+    pipeline_job = defs.resolve_job_def(PIPELINE_JOB)
+    failures: list[str] = []
+    with Progress(
+        TextColumn("[bold]trajectories"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"), console=console,
+    ) as progress:
+        task = progress.add_task("", total=len(keys))
+        for key in keys:
+            progress.update(task, description=key)
+            result = pipeline_job.execute_in_process(
+                run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, raise_on_error=False
+            )
+            if not result.success:
+                failures.append(key)
+            progress.advance(task)
+    defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance)
+    if failures:
+        console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")
+    if registration.rejected:
+        console.print(f"{len(registration.rejected)} inputs rejected (reasons in report.json)")
+    return Path(config.output.destination).resolve() / REPORT_FILE
+
+
+def _generate_command(args: argparse.Namespace) -> int:
+    try:
+        config = load_run_config(args.config, args.pipeline_opt, args.llm)
+    except ConfigError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    report = generate(config, args.config, args.workspace)
+    print(f"report: {report}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="traj2env", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    gen = commands.add_parser("generate", help="run the pipeline on a folder of trajectories")
+    gen.add_argument("--config", type=Path, required=True, help="seed-shaped YAML config")
+    gen.add_argument(
+        "--pipeline-opt", action="append", default=[], metavar="KEY=VALUE", help="override a pipeline option"
+    )
+    gen.add_argument("--llm", default=None, help="model for the LLM families, e.g. anthropic/claude-...")
+    gen.add_argument("--workspace", type=Path, default=Path("workspace"), help="stage outputs root")
+    gen.set_defaults(handler=_generate_command)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""The conversion stage over the workspace: registered source -> ``conversion/<key>/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import atif
+
+from traj2env_assets.formats.convert import ConversionRecord, convert_source
+from traj2env_assets.sources import source_for_key
+from traj2env_assets.workspace import STAGE_CONVERSION, Workspace, atomic_write_json, atomic_write_text
+
+CONVERTER_VERSION = "1"
+TRAJECTORY_FILE = "trajectory.json"
+RECORD_FILE = "record.json"
+
+
+class StoredConversion(ConversionRecord):
+    """``<workspace>/conversion/<key>/record.json``."""
+
+    partition_key: str
+    content_sha256: str
+    converter_version: str = CONVERTER_VERSION
+    cached: bool = False
+
+
+def read_conversion(workspace: Workspace, partition_key: str) -> StoredConversion | None:
+    path = workspace.stage_file(STAGE_CONVERSION, partition_key, RECORD_FILE)
+    if not path.is_file():
+        return None
+    return StoredConversion.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def trajectory_path(workspace: Workspace, partition_key: str) -> Path:
+    return workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
+
+
+def load_trajectory(workspace: Workspace, partition_key: str) -> atif.Trajectory:
+    return atif.Trajectory.model_validate_json(trajectory_path(workspace, partition_key).read_text(encoding="utf-8"))
+
+
+def convert_partition(workspace: Workspace, partition_key: str, forced_format: str = "auto") -> StoredConversion:
+    """Convert the partition's source file unless the same content was already converted."""
+    source = source_for_key(workspace, partition_key)
+    previous = read_conversion(workspace, partition_key)
+    if (
+        previous is not None
+        and previous.content_sha256 == source.content_sha256
+        and previous.converter_version == CONVERTER_VERSION
+        and (previous.status == "skipped" or trajectory_path(workspace, partition_key).is_file())
+    ):
+        return previous.model_copy(update={"cached": True})
+    result = convert_source(Path(source.path), forced_format)  # type: ignore[arg-type]
+    stored = StoredConversion(
+        **result.record.model_dump(), partition_key=partition_key, content_sha256=source.content_sha256
+    )
+    target = trajectory_path(workspace, partition_key)
+    if result.trajectory is not None:
+        atomic_write_text(target, result.trajectory.model_dump_json(exclude_none=True, indent=1))
+    else:
+        target.unlink(missing_ok=True)
+    atomic_write_json(workspace.stage_file(STAGE_CONVERSION, partition_key, RECORD_FILE), stored)
+    return stored
