@@ -14,6 +14,8 @@ import atif
 import pytest
 from harbor.models.trajectories import Trajectory as HarborTrajectory
 
+from traj2env_assets.config import load_run_config
+
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 TRAJECTORIES_DIR = EXAMPLES_DIR / "trajectories"
 
@@ -78,9 +80,44 @@ def test_atif_sample_validates(path: Path) -> None:
     HarborTrajectory.model_validate(document)
 
 
-@pytest.mark.parametrize("path", JSONL_SAMPLES, ids=lambda path: path.relative_to(TRAJECTORIES_DIR).as_posix())
+@pytest.mark.parametrize(
+    "path", JSONL_SAMPLES, ids=lambda path: path.relative_to(TRAJECTORIES_DIR).as_posix()
+)
 def test_jsonl_sample_lines_parse(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines
     for line in lines:
         assert isinstance(json.loads(line), dict)
+
+
+# The check runs each scenario records, in order: (command, exit code).
+EXPECTED_CHECK_RUNS = {
+    "python-pytest-fix": [("python -m pytest -q", 1), ("python -m pytest -q", 0)],
+    "node-npm-test-fix": [("npm test", 1), ("npm test", 0)],
+    "python-unittest-fix": [("python -m unittest", 1), ("python -m unittest", 0)],
+    "python-pytest-config-cheat": [("python -m pytest -q", 1), ("python -m pytest -q", 0)],
+    "python-pytest-test-edit": [("python -m pytest -q", 1), ("python -m pytest -q", 0)],
+    "node-npm-test-config-cheat": [("npm test", 1), ("npm test", 0)],
+    "python-pytest-all-pass": [("python -m pytest -q", 0), ("python -m pytest -q", 0)],
+}
+
+
+@pytest.mark.parametrize("path", ATIF_SAMPLES, ids=lambda path: path.name)
+def test_atif_sample_records_the_expected_check_runs(path: Path) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    runs = []
+    for step in document["steps"]:
+        observations = step.get("observation", {}).get("results", [])
+        results = {result["source_call_id"]: result for result in observations}
+        for call in step.get("tool_calls", []):
+            if call["function_name"] == "Bash":
+                exit_code = results[call["tool_call_id"]]["extra"]["exit_code"]
+                runs.append((call["arguments"]["command"], exit_code))
+    assert runs == EXPECTED_CHECK_RUNS[path.stem]
+
+
+def test_example_config_loads() -> None:
+    config = load_run_config(EXAMPLES_DIR / "trajectory-to-env.yaml")
+    assert config.source.path == Path("examples/trajectories")
+    assert config.pipeline.options.families == ["repair"]
+    assert config.pipeline.options.jobs == 2
