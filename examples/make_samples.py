@@ -505,9 +505,12 @@ def structured_patch(before: str, after: str) -> list[dict[str, object]]:
 
 
 def bash_output_text(result: CommandResult) -> str:
-    """What Claude Code shows for a Bash call: stdout then stderr, trailing newlines trimmed."""
-    parts = [text.rstrip("\n") for text in (result.stdout, result.stderr) if text.rstrip("\n")]
-    return "\n".join(parts)
+    """What Claude Code shows the model for a Bash call.
+
+    Claude Code runs commands with stderr merged into stdout, drops leading blank lines
+    and trims trailing whitespace (``stdout.replace(/^(\\s*\\n)+/, "").trimEnd()``).
+    """
+    return re.sub(r"^(\s*\n)+", "", result.combined).rstrip()
 
 
 def numbered_read(content: str) -> str:
@@ -622,8 +625,8 @@ def claude_code_lines(session: RecordedSession) -> list[dict[str, object]]:
             if result.exit_code == 0:
                 tool_result["content"] = bash_output_text(result)
                 tool_result["is_error"] = False
-                tool_use_result = {"stdout": result.stdout.rstrip("\n"),
-                                   "stderr": result.stderr.rstrip("\n"),
+                # The merged output is stored as stdout, so stderr is always empty.
+                tool_use_result = {"stdout": result.combined.rstrip(), "stderr": "",
                                    "interrupted": False, "isImage": False}
             else:
                 # A failing Bash call is an error result whose text starts with the exit code.
