@@ -24,8 +24,14 @@ What is *not* what the commands printed, on purpose, so that reruns are byte-ide
   timestamps (from 2026-03-01T10:00:00Z, one hour apart per scenario), token usage,
   and Codex's ``Wall time``/``Chunk ID`` header fields.
 
-Run it from the repository root with the project's virtualenv (it needs pytest and
-node/npm on PATH; no network):
+Each format then presents a command's output the way that agent does: Claude Code
+merges stderr into stdout, drops leading blank lines and trims the end, and prefixes
+failures with ``Exit code N``; Codex wraps the merged output in its unified-exec header
+(``Process exited with code N``); pi appends ``Command exited with code N`` to failures.
+
+The sessions record checks as ``python -m pytest -q``, ``python -m unittest`` and
+``npm test``; ``python`` resolves to the interpreter running this script (its
+virtualenv has pytest). Run it from the repository root (needs node/npm; no network):
 
     .venv/bin/python examples/make_samples.py [--output-dir DIR]
 """
@@ -401,40 +407,42 @@ def run_check(command: str, cwd: Path, env: dict[str, str], fake_root: str) -> C
     return CommandResult(stdout, stderr, completed.returncode)
 
 
+def play_step(step: AgentStep, project_dir: Path, env: dict[str, str], fake_root: str) -> RecordedStep:
+    """Carry out one agent step on the real project directory and record what it saw."""
+    match step.action:
+        case WriteFile(path=path, content=content):
+            target = project_dir / path
+            if target.exists():
+                raise ValueError(f"{path} is written twice; only new files are written")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+            return RecordedStep(step)
+        case ReadFile(path=path):
+            return RecordedStep(step, file_before=(project_dir / path).read_text(encoding="utf-8"))
+        case EditFile(path=path, old=old, new=new):
+            target = project_dir / path
+            before = target.read_text(encoding="utf-8")
+            if before.count(old) != 1:
+                raise ValueError(f"the edit of {path} does not match exactly once")
+            after = before.replace(old, new)
+            target.write_text(after, encoding="utf-8")
+            return RecordedStep(step, file_before=before, file_after=after)
+        case RunCheck(command=command):
+            return RecordedStep(step, result=run_check(command, project_dir, env, fake_root))
+    raise TypeError(f"unknown action {step.action!r}")
+
+
 def record(scenario: Scenario, index: int) -> RecordedSession:
+    """Play the scenario in a fresh temporary directory, running its checks for real."""
     fake_root = f"{FAKE_HOME}/{scenario.project}"
-    recorded: list[RecordedStep] = []
     with tempfile.TemporaryDirectory(prefix="traj2env-sample-") as temp:
         project_dir = Path(temp) / scenario.project
         home = Path(temp) / "home"
         project_dir.mkdir()
         home.mkdir()
         env = check_environment(home)
-        for step in scenario.steps:
-            action = step.action
-            target = project_dir / action.path if not isinstance(action, RunCheck) else None
-            if isinstance(action, WriteFile):
-                assert target is not None
-                if target.exists():
-                    raise ValueError(f"{scenario.name}: {action.path} is written twice")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(action.content, encoding="utf-8")
-                recorded.append(RecordedStep(step))
-            elif isinstance(action, ReadFile):
-                assert target is not None
-                recorded.append(RecordedStep(step, file_before=target.read_text(encoding="utf-8")))
-            elif isinstance(action, EditFile):
-                assert target is not None
-                before = target.read_text(encoding="utf-8")
-                if before.count(action.old) != 1:
-                    raise ValueError(f"{scenario.name}: edit of {action.path} does not match once")
-                after = before.replace(action.old, action.new)
-                target.write_text(after, encoding="utf-8")
-                recorded.append(RecordedStep(step, file_before=before, file_after=after))
-            else:
-                result = run_check(action.command, project_dir, env, fake_root)
-                recorded.append(RecordedStep(step, result=result))
-    return RecordedSession(scenario, index, fake_root, tuple(recorded))
+        steps = tuple(play_step(step, project_dir, env, fake_root) for step in scenario.steps)
+    return RecordedSession(scenario, index, fake_root, steps)
 
 
 # --------------------------------------------------------------------------- shared helpers
