@@ -1,0 +1,120 @@
+"""The Dagster layer: definitions load, assets materialize per partition, the sensor launches once per content."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from traj2env_assets.definitions import build_definitions, defs
+from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.sensors import trajectory_folder_sensor
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
+from traj2env_assets_tests.conftest import REAL_FIXTURES
+
+
+def _config(tmp_path: Path, source: Path) -> Path:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"source: {{kind: trajectory, path: {source}, format: auto}}\n"
+        f"pipeline: {{name: trajectory_to_env, options: {{families: [repair]}}}}\n"
+        f"output: {{destination: {tmp_path / 'tasks'}}}\n"
+    )
+    return config
+
+
+def _resources(tmp_path: Path, source: Path) -> dict[str, dg.ConfigurableResource]:
+    return {
+        "workspace": WorkspaceResource(root=str(tmp_path / "ws")),
+        "pipeline": PipelineResource(config_path=str(_config(tmp_path, source))),
+    }
+
+
+def test_definitions_load() -> None:
+    dg.Definitions.validate_loadable(defs)
+    keys = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
+    assert {"trajectory_atif", "scan_verdict", "run_report"} <= keys
+
+
+def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(REAL_FIXTURES / "pi-mono" / "large-session.jsonl", source)
+    workspace = Workspace(root=tmp_path / "ws")
+    key = register_sources(workspace, source).new[0]
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(trajectories.name, [key])
+    result = dg.materialize(
+        [trajectory_atif, scan_verdict], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
+    )
+    assert result.success
+    assert (workspace.root / "conversion" / key / "trajectory.json").is_file()
+    verdict = json.loads((workspace.root / "scan" / key / "verdict.json").read_text())
+    assert verdict["outcome"] == "clean"
+    meta = result.asset_materializations_for_node("trajectory_atif")[0].metadata
+    assert meta["format"].value == "pi" and meta["steps"].value == 541 and meta["cached"].value is False
+    rerun = dg.materialize([trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
+    assert rerun.asset_materializations_for_node("trajectory_atif")[0].metadata["cached"].value is True
+
+
+def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
+    workspace = Workspace(root=tmp_path / "ws")
+    source = REAL_FIXTURES / "localpush-codex"
+    keys = register_sources(workspace, source).new
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(trajectories.name, keys)
+    job = build_definitions(**{name: res for name, res in _resources(tmp_path, source).items()}).resolve_job_def(
+        "trajectory_pipeline"
+    )
+    result = job.execute_in_process(
+        instance=instance,
+        tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
+    )
+    assert result.success
+    steps = {}
+    for key in keys:
+        record = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("trajectory_atif"), asset_partitions=[key]), limit=1
+        ).records[0]
+        steps[key] = record.asset_materialization.metadata["steps"].value
+    assert sorted(steps.values()) == sorted({10, 18, 142, 167})
+
+
+@pytest.fixture
+def sensor_setup(tmp_path: Path):
+    source = tmp_path / "src"
+    source.mkdir()
+    instance = dg.DagsterInstance.ephemeral()
+    resources = _resources(tmp_path, source)
+    return source, instance, resources
+
+
+def _tick(instance: dg.DagsterInstance, resources: dict, cursor: str | None) -> dg.SensorResult:
+    context = dg.build_sensor_context(instance=instance, cursor=cursor, resources=resources)
+    return trajectory_folder_sensor(context)
+
+
+def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
+    source, instance, resources = sensor_setup
+    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    first = _tick(instance, resources, None)
+    assert [request.partition_key for request in first.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
+    assert first.dynamic_partitions_requests[0].partition_keys == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
+    instance.add_dynamic_partitions(trajectories.name, first.dynamic_partitions_requests[0].partition_keys)
+
+    second = _tick(instance, resources, first.cursor)
+    assert not second.run_requests and not second.dynamic_partitions_requests
+    assert second.skip_reason
+
+    with (source / "one.jsonl").open("a") as handle:
+        handle.write("\n")
+    third = _tick(instance, resources, second.cursor)
+    assert [request.partition_key for request in third.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
+    assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
+    assert third.run_requests[0].run_key != first.run_requests[0].run_key
