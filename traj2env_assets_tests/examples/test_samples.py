@@ -121,3 +121,19 @@ def test_example_config_loads() -> None:
     assert config.source.path == Path("examples/trajectories")
     assert config.pipeline.options.families == ["repair"]
     assert config.pipeline.options.jobs == 2
+
+
+def session_id_of(path: Path) -> str:
+    if path.suffix == ".json":
+        return json.loads(path.read_text(encoding="utf-8"))["session_id"]
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    # Claude Code lines carry sessionId; Codex's first line is session_meta; pi's is the header.
+    return first.get("sessionId") or first.get("payload", {}).get("id") or first["id"]
+
+
+def test_every_sample_has_its_own_session_id() -> None:
+    # Repair task ids are <session>-<fix hash>: shared ids would turn the same fix in
+    # another format into a duplicate.
+    paths = ATIF_SAMPLES + JSONL_SAMPLES
+    session_ids = [session_id_of(path) for path in paths]
+    assert len(set(session_ids)) == len(paths)
