@@ -1,0 +1,56 @@
+"""Replay: rebuild a session's project files over a virtual filesystem.
+
+Reading a record (what the miners use)::
+
+    from traj2env_assets.replay import ReplayRecord, ShellCommand, UserRequest, FileEvent
+
+    record = ReplayRecord.load(workspace.stage_dir("replay", key))
+    for event in record.timeline:             # ordered: UserRequest | ShellCommand | FileEvent
+        ...
+    for command in record.shell_commands():   # ShellCommand: command_index, command, cwd,
+        files = record.files_before(command.command_index)   # exit_code, output, effects, ...
+        unknown = record.lost_before(command.command_index)
+    record.lost_files                         # {path: reason} at the end
+    record.files                              # {path: FileSummary(state, content_hash, history)}
+    record.final_files()                      # {path: content} known at the end
+    record.fidelity                           # ReplayFidelity
+
+Paths are POSIX paths relative to the project root (the session's starting
+directory). ``ShellCommand.effects`` says whether a command only read files
+(``none``), made file changes replay modelled (``tracked``) or may have changed files
+replay cannot see (``opaque``: scripts, builds, ``npm run``); a miner that needs
+"file edits and nothing else" between two commands checks it.
+
+Producing one: :func:`replay_trajectory` (pure, in memory) then :func:`write_record`;
+the Dagster asset calls :func:`replay_partition`, which adds caching and skip reasons.
+"""
+
+from traj2env_assets.replay.engine import ReplayResult, replay_trajectory
+from traj2env_assets.replay.models import (
+    FileEvent,
+    FileSummary,
+    RefusedPath,
+    ReplayFidelity,
+    ReplayOutcome,
+    ShellCommand,
+    UserRequest,
+)
+from traj2env_assets.replay.record import ReplayRecord, write_record
+from traj2env_assets.replay.stage import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
+
+__all__ = [
+    "REPLAY_CODE_VERSION",
+    "FileEvent",
+    "FileSummary",
+    "RefusedPath",
+    "ReplayFidelity",
+    "ReplayOutcome",
+    "ReplayRecord",
+    "ReplayResult",
+    "ReplayStageResult",
+    "ShellCommand",
+    "UserRequest",
+    "replay_partition",
+    "replay_trajectory",
+    "write_record",
+]

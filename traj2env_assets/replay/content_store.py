@@ -1,0 +1,159 @@
+"""Content-addressed file versions whose storage grows with the bytes changed.
+
+Every file version is named by the SHA-256 of its UTF-8 text. A version is stored
+either whole (``blobs/<hash>``) or, when it differs from an earlier version of the
+same file by a small splice, as that splice (``deltas.jsonl``: base hash, start,
+end, replacement). A small edit to a large file therefore costs the edit, not the
+file. Delta chains are capped so a read never replays more than ``MAX_CHAIN``
+splices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from traj2env_assets.workspace import atomic_write_bytes
+
+MAX_CHAIN = 32
+BLOBS_DIR = "blobs"
+DELTAS_FILE = "deltas.jsonl"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Delta(BaseModel):
+    """One line of ``deltas.jsonl``: ``id`` = ``base`` with ``[start:end]`` replaced."""
+
+    id: str
+    base: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class _Splice:
+    base: str
+    start: int
+    end: int
+    text: str
+    depth: int
+
+
+def _common_prefix(a: str, b: str) -> int:
+    # Binary search over slice equality: the comparisons run in C, so this is fast
+    # even for megabyte files.
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+class ContentStore:
+    """Collects file versions during a replay; ``write`` persists them."""
+
+    def __init__(self) -> None:
+        self._whole: dict[str, str] = {}
+        self._splices: dict[str, _Splice] = {}
+        self._texts: dict[str, str] = {}
+
+    def put(self, text: str, base: str | None = None) -> str:
+        digest = content_hash(text)
+        if digest in self._texts:
+            return digest
+        self._texts[digest] = text
+        splice = self._splice_against(text, base)
+        if splice is None:
+            self._whole[digest] = text
+        else:
+            self._splices[digest] = splice
+        return digest
+
+    def get(self, digest: str) -> str:
+        return self._texts[digest]
+
+    def _splice_against(self, text: str, base: str | None) -> _Splice | None:
+        if base is None or base not in self._texts:
+            return None
+        depth = self._splices[base].depth + 1 if base in self._splices else 1
+        if depth > MAX_CHAIN:
+            return None
+        old = self._texts[base]
+        prefix = _common_prefix(old, text)
+        suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+        replacement = text[prefix : len(text) - suffix]
+        if len(replacement) * 2 > len(text):
+            return None
+        return _Splice(base=base, start=prefix, end=len(old) - suffix, text=replacement, depth=depth)
+
+    @property
+    def stored_bytes(self) -> int:
+        whole = sum(len(text.encode("utf-8", "surrogatepass")) for text in self._whole.values())
+        spliced = sum(len(splice.text.encode("utf-8", "surrogatepass")) for splice in self._splices.values())
+        return whole + spliced
+
+    def write(self, directory: Path) -> None:
+        blobs = directory / BLOBS_DIR
+        blobs.mkdir(parents=True, exist_ok=True)
+        for digest, text in self._whole.items():
+            atomic_write_bytes(blobs / digest, text.encode("utf-8", "surrogatepass"))
+        lines = [
+            Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text).model_dump_json()
+            for digest, s in self._splices.items()
+        ]
+        atomic_write_bytes(directory / DELTAS_FILE, "".join(line + "\n" for line in lines).encode("utf-8"))
+
+
+class ContentReader:
+    """Reads versions back from a written record directory, with a small cache."""
+
+    def __init__(self, directory: Path, cache_size: int = 256) -> None:
+        self._blobs = directory / BLOBS_DIR
+        self._deltas: dict[str, Delta] = {}
+        deltas_path = directory / DELTAS_FILE
+        if deltas_path.exists():
+            for line in deltas_path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    delta = Delta.model_validate_json(line)
+                    self._deltas[delta.id] = delta
+        self._cache: OrderedDict[str, str] = OrderedDict()
+        self._cache_size = cache_size
+
+    def get(self, digest: str) -> str:
+        cached = self._cache.get(digest)
+        if cached is not None:
+            self._cache.move_to_end(digest)
+            return cached
+        delta = self._deltas.get(digest)
+        if delta is None:
+            text = (self._blobs / digest).read_bytes().decode("utf-8", "surrogatepass")
+        else:
+            base = self.get(delta.base)
+            text = base[: delta.start] + delta.text + base[delta.end :]
+        self._cache[digest] = text
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return text

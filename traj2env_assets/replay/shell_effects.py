@@ -1,0 +1,506 @@
+"""What a shell command did to project files, as operations for the virtual filesystem.
+
+Modelled exactly: here-documents and literal redirections (``cat > f <<'EOF'``,
+``tee f``, ``echo``/``printf`` of literal text, ``: > f``), ``rm``, ``mv``, ``cp``,
+``mkdir``, ``touch`` and ``apply_patch <<'EOF'``. Marked lost (content no longer
+known): targets of ``sed -i``/``perl -i``, formatters run with a write flag, files
+restored by ``git checkout -- f``, redirect targets whose content is not literal, and
+known files named in an inline script that writes files. Commands that may change
+files we cannot see (scripts, builds, ``npm run``, ``git checkout <branch>``) make the
+command ``opaque``; ``git`` commands that rewrite the work tree lose every file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+
+from traj2env_assets.replay.models import ShellEffects
+from traj2env_assets.replay.shell_syntax import Redirect, SimpleCommand, Word, expand_heredoc, parse_shell
+
+
+@dataclass(frozen=True)
+class PathRef:
+    raw: str
+    cwd: str | None
+
+
+@dataclass(frozen=True)
+class WriteFrom:
+    """Write (or append) the concatenation of literal text and file contents."""
+
+    target: PathRef
+    parts: tuple[str | PathRef, ...]
+    append: bool
+    action: str
+
+
+@dataclass(frozen=True)
+class LosePath:
+    target: PathRef
+    reason: str
+    pattern: bool = False
+    """``target`` is a glob matched against the files replay knows."""
+
+
+@dataclass(frozen=True)
+class LoseUnder:
+    directory: PathRef
+    reason: str
+
+
+@dataclass(frozen=True)
+class LoseAll:
+    reason: str
+
+
+@dataclass(frozen=True)
+class LoseMentioned:
+    """Known files whose path or name appears in ``text`` become lost."""
+
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class RemovePath:
+    target: PathRef
+    recursive: bool
+    pattern: bool
+
+
+@dataclass(frozen=True)
+class MovePath:
+    source: PathRef
+    destination: PathRef
+    keep_source: bool
+
+
+@dataclass(frozen=True)
+class MakeDir:
+    target: PathRef
+
+
+@dataclass(frozen=True)
+class Touch:
+    target: PathRef
+
+
+@dataclass(frozen=True)
+class PatchText:
+    text: str
+    cwd: str | None
+
+
+FileOp = WriteFrom | LosePath | LoseUnder | LoseAll | LoseMentioned | RemovePath | MovePath | MakeDir | Touch | PatchText
+
+
+@dataclass
+class ShellAnalysis:
+    ops: list[FileOp] = field(default_factory=list)
+    effects: ShellEffects = "none"
+
+    def raise_to(self, level: ShellEffects) -> None:
+        order = {"none": 0, "tracked": 1, "opaque": 2}
+        if order[level] > order[self.effects]:
+            self.effects = level
+
+
+READ_ONLY = frozenset(
+    """ls ll la cat head tail less more grep egrep fgrep rg ag ack fd wc echo printf pwd which type whereis
+    whoami date diff cmp tree sort uniq cut tr awk gawk sed jq yq stat file du df env printenv true false test [ [[
+    sleep basename dirname realpath readlink uname id hostname ps history clear exit set export unset xxd od hexdump
+    md5sum sha1sum sha256sum shasum column nl tac rev man help alias cd pushd popd : lsof top free uptime
+    pytest mypy tsc tsgo pyright node-test vitest jest mocha""".split()
+)
+"""Commands that read files only (their redirections are still honoured)."""
+
+_READ_ONLY_SUBCOMMANDS = {
+    "npm": frozenset({"ls", "list", "view", "outdated", "help", "config", "--version", "-v"}),
+    "pnpm": frozenset({"ls", "list", "outdated", "--version"}),
+    "yarn": frozenset({"list", "info", "--version"}),
+    "pip": frozenset({"list", "show", "freeze", "--version", "check"}),
+    "pip3": frozenset({"list", "show", "freeze", "--version", "check"}),
+    "cargo": frozenset({"check", "test", "clippy", "--version", "tree", "metadata"}),
+    "go": frozenset({"test", "vet", "version", "list", "env"}),
+}
+_READ_ONLY_PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "pyright", "flake8", "pylint", "pyflakes", "json.tool", "py_compile", "compileall", "doctest"})
+_RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "pnpm": "exec", "npm": "exec"}
+_WRAPPERS = frozenset({"sudo", "time", "nohup", "command", "exec", "builtin", "nice", "stdbuf"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+_INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "deno", "bun", "php"})
+_WRITE_HINT = re.compile(
+    r"write_text|write_bytes|\.write\(|open\([^)]*['\"][wax+]|writeFile|appendFile|createWriteStream|"
+    r"os\.remove|os\.unlink|unlink|rename|shutil\.|rmSync|rmdir|File\.write|json\.dump\(|\.save\("
+)
+_GIT_READ_ONLY = frozenset(
+    """status diff log show add commit branch rev-parse ls-files blame grep remote config fetch tag push init
+    describe shortlog reflog ls-tree cat-file show-ref for-each-ref help version worktree""".split()
+)
+_GIT_REWRITES = frozenset(
+    "checkout switch reset stash pull merge rebase cherry-pick revert am apply clean restore".split()
+)
+_FORMATTERS = {
+    "prettier": ("--write", "-w"),
+    "biome": ("--write", "--apply", "--fix", "--apply-unsafe"),
+    "eslint": ("--fix",),
+    "black": ("",),
+    "isort": ("",),
+    "autopep8": ("-i", "--in-place"),
+    "gofmt": ("-w",),
+    "rustfmt": ("",),
+}
+_DISCARDED = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
+
+
+def _strip_wrappers(words: list[Word]) -> list[Word]:
+    index = 0
+    while index < len(words):
+        text = words[index].text
+        if "=" in text and not text.startswith("=") and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", text):
+            index += 1
+        elif text in _WRAPPERS:
+            index += 1
+        elif text in ("npx", "bunx", "pnpx"):
+            index += 1
+            while index < len(words) and words[index].text.startswith("-"):
+                index += 1
+        elif text in _RUNNERS and index + 1 < len(words) and words[index + 1].text == _RUNNERS[text]:
+            index += 2
+            while index < len(words) and words[index].text.startswith("-"):
+                index += 1
+        elif text == "env":
+            index += 1
+            while index < len(words) and (words[index].text.startswith("-") or "=" in words[index].text):
+                index += 1
+        elif text == "timeout":
+            index += 1
+            while index < len(words) and (words[index].text.startswith("-") or words[index].text[:1].isdigit()):
+                index += 1
+        else:
+            break
+    return words[index:]
+
+
+def _printf(format_word: str, args: list[str]) -> str | None:
+    directives = re.findall(r"%.", format_word)
+    if any(d not in ("%s", "%%") for d in directives):
+        return None
+    slots = directives.count("%s")
+    fmt = format_word.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in format_word else format_word
+    if slots == 0:
+        return fmt.replace("%%", "%")
+    out: list[str] = []
+    rest = list(args) or [""]
+    while rest or not out:
+        chunk, rest = rest[:slots], rest[slots:]
+        chunk += [""] * (slots - len(chunk))
+        piece = fmt.replace("%%", "\x00")
+        for value in chunk:
+            piece = piece.replace("%s", value, 1)
+        out.append(piece.replace("\x00", "%"))
+    return "".join(out)
+
+
+def _echo(args: list[str]) -> str:
+    newline, escapes = True, False
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        flags = args.pop(0)
+        newline = newline and "n" not in flags
+        escapes = "e" in flags or (escapes and "E" not in flags)
+    text = " ".join(args)
+    if escapes and "\\" in text:
+        text = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    return text + ("\n" if newline else "")
+
+
+class _CommandReader:
+    def __init__(self, paths_cwd: str | None, resolve_dir) -> None:  # noqa: ANN001 - a callable
+        self.cwd = paths_cwd
+        self.resolve_dir = resolve_dir
+        self.analysis = ShellAnalysis()
+        self.saved_cwds: list[str | None] = []
+        self.depth = 0
+        self.last_stdout: tuple[str | PathRef, ...] | None = None
+
+    def ref(self, word: Word) -> PathRef | None:
+        return PathRef(word.text, self.cwd) if word.literal else None
+
+    def run(self, command: SimpleCommand) -> None:
+        while command.subshell_depth > self.depth:
+            self.saved_cwds.append(self.cwd)
+            self.depth += 1
+        while command.subshell_depth < self.depth:
+            self.cwd = self.saved_cwds.pop()
+            self.depth -= 1
+        piped_in = command.connector == "|"
+        stdin = self._stdin(command.redirects, self.last_stdout if piped_in else None)
+        words = _strip_wrappers(command.words)
+        name = posixpath.basename(words[0].text) if words else ""
+        stdout = self._command(name, words, stdin)
+        self._redirect_outputs(command.redirects, stdout)
+        self.last_stdout = stdout
+
+    def _stdin(self, redirects: list[Redirect], piped: tuple[str | PathRef, ...] | None) -> tuple[str | PathRef, ...] | None:
+        stdin = piped
+        for redirect in redirects:
+            if redirect.heredoc is not None:
+                text = expand_heredoc(redirect.heredoc)
+                stdin = None if text is None else (text,)
+            elif redirect.op == "<<<" and redirect.target is not None:
+                stdin = (redirect.target.text + "\n",) if redirect.target.literal else None
+            elif redirect.op == "<" and redirect.target is not None and redirect.fd in (None, 0):
+                ref = self.ref(redirect.target)
+                stdin = None if ref is None else (ref,)
+        return stdin
+
+    def _redirect_outputs(self, redirects: list[Redirect], stdout: tuple[str | PathRef, ...] | None) -> None:
+        for redirect in redirects:
+            if redirect.op not in (">", ">>", ">|", "&>", "&>>", ">&") or redirect.target is None:
+                continue
+            target = redirect.target
+            if redirect.op == ">&" and (target.text.isdigit() or target.text == "-"):
+                continue
+            if target.text in _DISCARDED:
+                continue
+            self.analysis.raise_to("tracked")
+            ref = self.ref(target)
+            if ref is None:
+                self.analysis.raise_to("opaque")
+                continue
+            writes_stdout = redirect.fd in (None, 1) and redirect.op not in ("&>", "&>>", ">&")
+            append = redirect.op in (">>", "&>>")
+            if writes_stdout and stdout is not None:
+                self.analysis.ops.append(WriteFrom(ref, stdout, append, "heredoc" if self._from_heredoc(redirects) else "redirect"))
+            else:
+                self.analysis.ops.append(LosePath(ref, "shell_output_not_literal"))
+
+    @staticmethod
+    def _from_heredoc(redirects: list[Redirect]) -> bool:
+        return any(r.heredoc is not None for r in redirects)
+
+    def _command(self, name: str, words: list[Word], stdin: tuple[str | PathRef, ...] | None) -> tuple[str | PathRef, ...] | None:
+        args = words[1:]
+        argv = [w.text for w in args]
+        dynamic = any(not w.literal for w in args)
+        if name in ("cd", "pushd"):
+            self._cd(args)
+            return ("",)
+        if name in ("", "true", ":"):
+            return ("",)
+        if name == "cat":
+            files = [w for w in args if w.text != "-" and not w.text.startswith("-")]
+            if not files:
+                return stdin
+            refs = [self.ref(w) for w in files]
+            return None if any(r is None for r in refs) else tuple(r for r in refs if r is not None)
+        if name == "echo":
+            return None if dynamic else (_echo(argv),)
+        if name == "printf":
+            if dynamic or not argv:
+                return None
+            text = _printf(argv[0], argv[1:])
+            return None if text is None else (text,)
+        if name == "tee":
+            self._tee(args, stdin)
+            return stdin
+        if name in ("rm", "unlink"):
+            self._rm(args)
+        elif name in ("mv", "cp"):
+            self._move(args, keep_source=name == "cp")
+        elif name == "mkdir":
+            self.analysis.ops.extend(MakeDir(r) for w in args if not w.text.startswith("-") and (r := self.ref(w)))
+        elif name == "touch":
+            self.analysis.raise_to("tracked")
+            self.analysis.ops.extend(Touch(r) for w in args if not w.text.startswith("-") and (r := self.ref(w)))
+        elif name in ("apply_patch", "applypatch"):
+            self._apply_patch(args, stdin)
+        elif name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" or a.startswith("-pi") for a in argv):
+            self._in_place(name, args)
+        elif name == "git":
+            self._git(args)
+        elif name in _FORMATTERS or (name == "ruff" and ("format" in argv or "--fix" in argv)):
+            self._formatter(name, args)
+        elif name in _READ_ONLY_SUBCOMMANDS and argv[:1] and argv[0] in _READ_ONLY_SUBCOMMANDS[name]:
+            pass
+        elif name.startswith("python") and argv[:1] == ["-m"] and len(argv) > 1 and argv[1] in _READ_ONLY_PYTHON_MODULES:
+            pass
+        elif name == "node" and "--test" in argv:
+            pass
+        elif name in _INTERPRETERS or name in _SHELLS or re.fullmatch(r"python3(\.\d+)?", name):
+            self._interpreter(name, args, stdin)
+        elif name == "ln":
+            self.analysis.raise_to("tracked")
+            if argv and (r := self.ref(args[-1])):
+                self.analysis.ops.append(LosePath(r, "symlink"))
+        elif name == "find" and any(a in ("-delete", "-exec", "-execdir", "-ok") for a in argv):
+            self.analysis.raise_to("opaque")
+        elif name not in READ_ONLY:
+            self.analysis.raise_to("opaque")
+        return None
+
+    def _cd(self, args: list[Word]) -> None:
+        targets = [w for w in args if not w.text.startswith("-") or w.text == "-"]
+        if not targets or not targets[0].literal or targets[0].text == "-":
+            self.cwd = None
+            return
+        resolved = self.resolve_dir(targets[0].text, self.cwd)
+        self.cwd = resolved if isinstance(resolved, str) else None
+
+    def _tee(self, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+        append = any(w.text in ("-a", "--append") for w in args)
+        for word in args:
+            if word.text.startswith("-") or word.text in _DISCARDED:
+                continue
+            self.analysis.raise_to("tracked")
+            ref = self.ref(word)
+            if ref is None:
+                self.analysis.raise_to("opaque")
+            elif stdin is None:
+                self.analysis.ops.append(LosePath(ref, "shell_output_not_literal"))
+            else:
+                self.analysis.ops.append(WriteFrom(ref, stdin, append, "heredoc"))
+
+    def _rm(self, args: list[Word]) -> None:
+        self.analysis.raise_to("tracked")
+        recursive = any(re.fullmatch(r"-[a-zA-Z]*[rR][a-zA-Z]*|--recursive", w.text) for w in args)
+        for word in args:
+            if word.text.startswith("-"):
+                continue
+            if word.expands or word.tilde:
+                self.analysis.raise_to("opaque")
+                continue
+            self.analysis.ops.append(RemovePath(PathRef(word.text, self.cwd), recursive, word.glob))
+
+    def _move(self, args: list[Word], keep_source: bool) -> None:
+        self.analysis.raise_to("tracked")
+        operands = [w for w in args if not w.text.startswith("-")]
+        if len(operands) < 2 or any(not w.literal for w in operands):
+            self.analysis.raise_to("opaque")
+            for word in operands[-1:]:
+                if (ref := self.ref(word)) is not None:
+                    self.analysis.ops.append(LosePath(ref, "shell_copy_unknown_source"))
+            return
+        destination = PathRef(operands[-1].text, self.cwd)
+        for source in operands[:-1]:
+            self.analysis.ops.append(MovePath(PathRef(source.text, self.cwd), destination, keep_source))
+
+    def _apply_patch(self, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+        self.analysis.raise_to("tracked")
+        if args and args[0].literal:
+            self.analysis.ops.append(PatchText(args[0].text, self.cwd))
+        elif stdin is not None and all(isinstance(part, str) for part in stdin):
+            self.analysis.ops.append(PatchText("".join(str(part) for part in stdin), self.cwd))
+        else:
+            self.analysis.raise_to("opaque")
+
+    def _in_place(self, name: str, args: list[Word]) -> None:
+        self.analysis.raise_to("tracked")
+        operands: list[Word] = []
+        has_script_flag = False
+        skip_next = False
+        for word in args:
+            if skip_next:
+                skip_next = False
+                continue
+            if not word.text:
+                continue  # BSD sed: `-i ''` is an empty backup suffix
+            if word.text in ("-e", "-f", "--expression", "--file"):
+                has_script_flag = True
+                skip_next = True
+            elif word.text.startswith("-") and name == "perl" and "e" in word.text[1:]:
+                has_script_flag = True
+                skip_next = True
+            elif not word.text.startswith("-"):
+                operands.append(word)
+        if not has_script_flag and operands:
+            operands = operands[1:]
+        for word in operands:
+            if word.expands or word.tilde:
+                self.analysis.raise_to("opaque")
+            else:
+                self.analysis.ops.append(LosePath(PathRef(word.text, self.cwd), "in_place_edit", pattern=word.glob))
+
+    def _git(self, args: list[Word]) -> None:
+        argv = [w.text for w in args]
+        sub_index = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+        if sub_index is None:
+            return
+        sub, rest = argv[sub_index], args[sub_index + 1 :]
+        rest_text = [w.text for w in rest]
+        if sub in ("checkout", "switch") and any(a in ("-b", "-B", "-c", "-C", "--orphan") for a in rest_text):
+            return
+        if sub == "stash" and rest_text[:1] in (["list"], ["show"]):
+            return
+        if sub in ("checkout", "restore") and "--" in rest_text or sub == "restore":
+            paths = rest[rest_text.index("--") + 1 :] if "--" in rest_text else [w for w in rest if not w.text.startswith("-")]
+            self.analysis.raise_to("tracked")
+            for word in paths:
+                if (ref := self.ref(word)) is not None:
+                    self.analysis.ops.append(LoseUnder(ref, "git_restore"))
+                else:
+                    self.analysis.ops.append(LoseAll("git_restore"))
+            return
+        if sub == "rm":
+            self._rm([w for w in rest if w.text not in ("--cached",)] if "--cached" not in rest_text else [])
+            return
+        if sub == "mv":
+            self._move(rest, keep_source=False)
+            return
+        if sub in _GIT_REWRITES:
+            self.analysis.raise_to("tracked")
+            self.analysis.ops.append(LoseAll(f"git_{sub}"))
+        elif sub not in _GIT_READ_ONLY:
+            self.analysis.raise_to("opaque")
+
+    def _formatter(self, name: str, args: list[Word]) -> None:
+        flags = _FORMATTERS.get(name, ("",))
+        argv = [w.text for w in args]
+        writes = name == "ruff" or "" in flags or any(a in flags for a in argv)
+        if not writes:
+            return
+        self.analysis.raise_to("tracked")
+        operands = [w for w in args if not w.text.startswith("-") and w.text not in ("check", "format", "lint", "run", "ci")]
+        if not operands:
+            operands = [Word(text=".")]
+        for word in operands:
+            ref = self.ref(word)
+            if ref is None:
+                self.analysis.ops.append(LoseAll("formatter"))
+            else:
+                self.analysis.ops.append(LoseUnder(ref, "formatter"))
+
+    def _interpreter(self, name: str, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+        argv = [w.text for w in args]
+        inline: str | None = None
+        for flag in ("-c", "-e", "--eval", "-E"):
+            if flag in argv and argv.index(flag) + 1 < len(argv):
+                inline = argv[argv.index(flag) + 1]
+        if inline is None and (not argv or argv[0] == "-") and stdin is not None:
+            inline = "".join(part for part in stdin if isinstance(part, str))
+        if inline is None:
+            if name in _INTERPRETERS and argv[:1] in (["--version"], ["-V"], ["-v"]):
+                return
+            self.analysis.raise_to("opaque")
+            return
+        if name in _SHELLS:
+            nested = analyse_shell(inline, self.cwd, self.resolve_dir)
+            self.analysis.ops.extend(nested.ops)
+            self.analysis.raise_to(nested.effects)
+            return
+        if _WRITE_HINT.search(inline):
+            self.analysis.raise_to("tracked")
+            self.analysis.ops.append(LoseMentioned(inline, "inline_script_write"))
+
+
+def analyse_shell(command: str, cwd: str | None, resolve_dir) -> ShellAnalysis:  # noqa: ANN001 - a callable
+    """File operations of ``command`` run in ``cwd``; ``resolve_dir(raw, cwd)`` gives the
+    absolute directory for ``cd`` (a string) or anything else when it cannot."""
+    parsed = parse_shell(command)
+    reader = _CommandReader(cwd, resolve_dir)
+    for simple in parsed.commands:
+        reader.run(simple)
+    if not parsed.complete:
+        reader.analysis.raise_to("opaque")
+    return reader.analysis

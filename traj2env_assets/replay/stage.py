@@ -1,0 +1,107 @@
+"""The replay stage for one partition: read the converted trajectory, replay, write.
+
+Input ``<workspace>/conversion/<key>/trajectory.json``; output the whole directory
+``<workspace>/replay/<key>/`` written atomically, with ``outcome.json`` last in
+meaning: it holds the input hash and code version, so an unchanged rerun is a cache
+hit. A trajectory the scan gate blocked (or not yet scanned), a missing conversion or an invalid document
+is recorded as ``skipped`` with a reason, never raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from atif import Trajectory
+from pydantic import BaseModel, ValidationError
+
+from traj2env_assets.replay.engine import replay_trajectory
+from traj2env_assets.replay.models import ReplayFidelity, ReplayOutcome
+from traj2env_assets.replay.record import FIDELITY_FILE, write_record
+from traj2env_assets.scan_gate import read_verdict
+from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
+
+REPLAY_CODE_VERSION = "replay-1"
+TRAJECTORY_FILE = "trajectory.json"
+OUTCOME_FILE = "outcome.json"
+
+
+class ReplayStageResult(BaseModel):
+    partition_key: str
+    path: Path
+    outcome: ReplayOutcome
+    cached: bool
+    fidelity: ReplayFidelity | None = None
+
+    @property
+    def data_version(self) -> str:
+        return hashlib.sha256(f"{self.outcome.input_hash}:{self.outcome.code_version}".encode()).hexdigest()[:16]
+
+
+def _input_hash(trajectory_bytes: bytes | None, gate_reason: str | None) -> str:
+    digest = hashlib.sha256(trajectory_bytes or b"<missing>")
+    digest.update((gate_reason or "allowed").encode())
+    return digest.hexdigest()
+
+
+def gate_reason(workspace: Workspace, partition_key: str) -> str | None:
+    """None when the scan gate lets the trajectory through, else the skip reason."""
+    verdict = read_verdict(workspace, partition_key)
+    if verdict is None:
+        return "scan_missing"
+    return None if verdict.allows_downstream else "gate"
+
+
+def _read_cached(target: Path, input_hash: str, code_version: str) -> ReplayOutcome | None:
+    try:
+        outcome = ReplayOutcome.model_validate_json((target / OUTCOME_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+    if outcome.input_hash != input_hash or outcome.code_version != code_version:
+        return None
+    return outcome
+
+
+def _read_fidelity(target: Path) -> ReplayFidelity | None:
+    try:
+        return ReplayFidelity.model_validate_json((target / FIDELITY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def replay_partition(
+    workspace: Workspace,
+    partition_key: str,
+    code_version: str = REPLAY_CODE_VERSION,
+) -> ReplayStageResult:
+    target = workspace.stage_dir(STAGE_REPLAY, partition_key)
+    source = workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
+    trajectory_bytes = source.read_bytes() if source.is_file() else None
+    blocked = gate_reason(workspace, partition_key)
+    input_hash = _input_hash(trajectory_bytes, blocked)
+    cached = _read_cached(target, input_hash, code_version)
+    if cached is not None:
+        return ReplayStageResult(
+            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=_read_fidelity(target)
+        )
+
+    outcome = ReplayOutcome(status="skipped", input_hash=input_hash, code_version=code_version)
+    fidelity: ReplayFidelity | None = None
+    with atomic_directory(target) as staging:
+        if blocked is not None:
+            outcome.reason = blocked
+        elif trajectory_bytes is None:
+            outcome.reason = "conversion_missing"
+        else:
+            try:
+                trajectory = Trajectory.model_validate_json(trajectory_bytes)
+            except ValidationError as error:
+                outcome.reason = "invalid_trajectory"
+                outcome.detail = str(error)[:2000]
+            else:
+                result = replay_trajectory(trajectory)
+                write_record(result, staging)
+                outcome.status = "replayed"
+                fidelity = result.record.fidelity
+        atomic_write_json(staging / OUTCOME_FILE, outcome)
+    return ReplayStageResult(partition_key=partition_key, path=target, outcome=outcome, cached=False, fidelity=fidelity)
