@@ -1,0 +1,114 @@
+"""Recognising check commands and reading their results."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from traj2env_assets.checks import parse_check_result, recognise_check
+
+PACKAGE = json.dumps({"scripts": {"test": "node --test test/", "check": "biome check --write . && tsgo --noEmit", "dev": "vite"}})
+
+
+@pytest.mark.parametrize(
+    ("command", "tool", "targets"),
+    [
+        ("pytest -q", "pytest", []),
+        ("python -m pytest tests/test_a.py::test_x -k 'not slow'", "pytest", ["tests/test_a.py::test_x"]),
+        ("cd proj && uv run pytest tests", "pytest", ["tests"]),
+        ("python3 -m unittest tests.test_calc", "unittest", ["tests.test_calc"]),
+        ("node --test test/a.test.js", "node-test", ["test/a.test.js"]),
+        ("npx tsc --noEmit", "tsc", []),
+        ("eslint src", "eslint", []),
+        ("ruff check .", "ruff", []),
+        ("mypy src", "mypy", []),
+    ],
+)
+def test_recognises_direct_checks(command: str, tool: str, targets: list[str]) -> None:
+    check = recognise_check(command, {})
+    assert check is not None
+    assert (check.tool, check.targets) == (tool, targets)
+
+
+@pytest.mark.parametrize("command", ["ls -la", "python script.py", "npm install", "git status", "ruff format .", "npm run dev"])
+def test_ignores_non_checks(command: str) -> None:
+    assert recognise_check(command, {"package.json": PACKAGE}) is None
+
+
+def test_npm_scripts_resolve_from_the_snapshot_package_json() -> None:
+    snapshot = {"web/package.json": PACKAGE}
+    check = recognise_check("cd /repo/web && npm run check 2>&1 | tail -5", snapshot, project_root="/repo")
+    assert check is not None
+    assert (check.tool, check.script, check.inner_tools, check.kind, check.piped) == ("npm", "check", ["biome", "tsc"], "typecheck", True)
+    test = recognise_check("npm test", snapshot, cwd="web")
+    assert test is not None and test.inner_tools == ["node-test"] and test.kind == "tests"
+    assert recognise_check("npm run typo", snapshot, cwd="web") is None
+    assert recognise_check("npm run lint", {}) is not None  # no package.json: judged by name
+
+
+def test_pytest_failing_ids_from_short_summary() -> None:
+    output = (
+        "tests/test_calc.py F.\n=== short test summary info ===\n"
+        "FAILED tests/test_calc.py::test_add - assert -1 == 5\nERROR tests/test_io.py::test_read\n"
+        "1 failed, 1 passed, 1 error in 0.02s\n"
+    )
+    check = recognise_check("pytest", {})
+    assert check is not None
+    result = parse_check_result(check, output, 1)
+    assert not result.passed
+    assert result.failing_ids == ["tests/test_calc.py::test_add", "tests/test_io.py::test_read"]
+    assert result.counts == {"failed": 1, "passed": 1, "errors": 1}
+    assert parse_check_result(check, "2 passed in 0.01s", 0).passed
+
+
+def test_unittest_failing_ids() -> None:
+    output = "FAIL: test_add (test_calc.TestCalc.test_add)\n---\nERROR: test_sub (test_calc.TestCalc)\nFAILED (failures=1, errors=1)"
+    check = recognise_check("python -m unittest", {})
+    assert check is not None
+    result = parse_check_result(check, output, 1)
+    assert result.failing_ids == ["test_calc.TestCalc.test_add", "test_calc.TestCalc.test_sub"]
+
+
+def test_node_test_runner_not_ok_lines() -> None:
+    output = (
+        "TAP version 13\n# Subtest: math\n    # Subtest: adds\n    not ok 1 - adds\n    ok 2 - subtracts\n"
+        "not ok 1 - math\n# Subtest: strings\nok 2 - strings\n# fail 1\n"
+    )
+    check = recognise_check("node --test", {})
+    assert check is not None
+    result = parse_check_result(check, output, 1)
+    assert (result.passed, result.failing_ids) == (False, ["math > adds"])
+
+
+def test_tsc_errors_with_file_and_line() -> None:
+    output = "src/a.ts(12,5): error TS2322: Type 'string' is not assignable.\nsrc/b.ts:3:1 - error TS2304: Cannot find name 'x'.\n"
+    check = recognise_check("tsc --noEmit", {})
+    assert check is not None
+    result = parse_check_result(check, output, 2)
+    assert result.failing_ids == ["src/a.ts:12: TS2322", "src/b.ts:3: TS2304"]
+
+
+def test_lint_and_mypy_ids() -> None:
+    ruff = recognise_check("ruff check", {})
+    mypy = recognise_check("mypy .", {})
+    eslint = recognise_check("eslint .", {})
+    assert ruff is not None and mypy is not None and eslint is not None
+    assert parse_check_result(ruff, "a.py:3:1: F401 `os` imported but unused\nFound 1 error.", 1).failing_ids == ["a.py:3: F401"]
+    assert parse_check_result(mypy, "m.py:7: error: Incompatible types  [assignment]\n", 1).failing_ids == ["m.py:7: assignment"]
+    stylish = "/repo/src/x.js\n  4:10  error  'y' is not defined  no-undef\n\n\u2716 1 problem"
+    assert parse_check_result(eslint, stylish, 1).failing_ids == ["/repo/src/x.js:4: no-undef"]
+
+
+def test_piped_check_is_judged_by_its_output() -> None:
+    check = recognise_check("npm run check 2>&1 | tail -3", {"package.json": PACKAGE})
+    assert check is not None and check.piped
+    failing = parse_check_result(check, "src/a.ts(1,1): error TS2304: Cannot find name 'q'.\nCommand exited with code 0", 0)
+    assert (failing.passed, failing.exit_code) == (False, None)
+    assert parse_check_result(check, "Checked 3 files. No fixes applied.", 0).passed
+
+
+def test_exit_code_from_output_when_not_recorded() -> None:
+    check = recognise_check("npm run check", {"package.json": PACKAGE})
+    assert check is not None
+    assert not parse_check_result(check, "npm error command failed\nCommand exited with code 2", None).passed
