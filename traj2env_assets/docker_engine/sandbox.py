@@ -1,0 +1,161 @@
+"""A labelled, network-less, resource-capped container and the few things done to it.
+
+Every container is started from an image with ``sleep infinity`` as its only process;
+work happens through ``exec`` under a wall-clock deadline (``timeout`` inside the
+container, and a host-side watchdog that kills the container if even that hangs).
+:func:`sandbox` always removes the container: on success, on error and on interrupt.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import IO
+
+import docker
+from docker.errors import APIError, NotFound
+from docker.models.containers import Container
+from pydantic import BaseModel, Field
+
+from traj2env_assets.docker_engine.labels import Role, project_labels
+
+OUTPUT_TAIL_CHARS = 4000
+# Grace between the in-container `timeout` and the host watchdog.
+_WATCHDOG_GRACE_S = 15
+
+
+class ContainerLimits(BaseModel):
+    memory: str = "4g"
+    cpus: float = Field(default=1.0, gt=0)
+    pids: int = Field(default=512, ge=16)
+
+
+class ExecOutcome(BaseModel):
+    exit_code: int | None
+    timed_out: bool
+    output_tail: str
+    seconds: float
+
+
+@contextmanager
+def sandbox(
+    client: docker.DockerClient,
+    image: str,
+    *,
+    role: Role,
+    limits: ContainerLimits,
+    labels: Mapping[str, str] | None = None,
+) -> Iterator[Container]:
+    container = client.containers.run(
+        image,
+        entrypoint=["sleep", "infinity"],
+        detach=True,
+        init=True,
+        network_mode="none",
+        mem_limit=limits.memory,
+        memswap_limit=limits.memory,
+        pids_limit=limits.pids,
+        nano_cpus=int(limits.cpus * 1e9),
+        labels={**project_labels(role), **(labels or {})},
+    )
+    try:
+        yield container
+    finally:
+        remove_quietly(container)
+
+
+def remove_quietly(container: Container) -> None:
+    try:
+        container.remove(force=True)
+    except NotFound:
+        pass
+    except APIError as exc:
+        # Removal already in progress (another thread or the interrupt handler).
+        if exc.status_code != 409:
+            raise
+
+
+def exec_with_deadline(
+    container: Container,
+    script: str,
+    *,
+    timeout_s: float,
+    user: str = "root",
+    workdir: str = "/",
+    env: Mapping[str, str] | None = None,
+) -> ExecOutcome:
+    started = time.monotonic()
+    argv = ["timeout", "-k", "5", f"{timeout_s:.0f}", "bash", "-c", script]
+    watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, _kill_quietly, args=(container,))
+    watchdog.start()
+    try:
+        exit_code, output = container.exec_run(
+            argv, user=user, workdir=workdir, environment=dict(env or {})
+        )
+    except APIError as exc:
+        exit_code, output = None, str(exc).encode()
+    finally:
+        watchdog.cancel()
+    seconds = time.monotonic() - started
+    text = (output or b"").decode("utf-8", "replace")
+    return ExecOutcome(
+        exit_code=exit_code,
+        timed_out=exit_code in (124, 137, None) and seconds >= timeout_s,
+        output_tail=text[-OUTPUT_TAIL_CHARS:],
+        seconds=round(seconds, 3),
+    )
+
+
+def _kill_quietly(container: Container) -> None:
+    try:
+        container.kill()
+    except APIError:
+        pass
+
+
+def put_files(container: Container, files: Mapping[str, bytes], *, mode: int = 0o644) -> None:
+    """Write ``{absolute path: bytes}`` into the container (parents are created)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for path, data in files.items():
+            info = tarfile.TarInfo(PurePosixPath(path).relative_to("/").as_posix())
+            info.size, info.mode, info.mtime = len(data), mode, int(time.time())
+            tar.addfile(info, io.BytesIO(data))
+    container.put_archive("/", buffer.getvalue())
+
+
+def put_directory(container: Container, source: Path, destination: str) -> None:
+    """Copy the host directory ``source`` to ``destination`` in the container."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        tar.add(source, arcname=PurePosixPath(destination).relative_to("/").as_posix())
+    container.put_archive("/", buffer.getvalue())
+
+
+def copy_out(container: Container, path: str) -> IO[bytes]:
+    """The tar stream of ``path`` (its basename at the top), spooled to disk when large."""
+    stream, _ = container.get_archive(path)
+    spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+    for chunk in stream:
+        spool.write(chunk)
+    spool.seek(0)
+    return spool
+
+
+def read_file(container: Container, path: str) -> bytes | None:
+    try:
+        archive = copy_out(container, path)
+    except NotFound:
+        return None
+    with archive, tarfile.open(fileobj=archive) as tar:
+        member = tar.next()
+        if member is None or not member.isfile():
+            return None
+        extracted = tar.extractfile(member)
+        return extracted.read() if extracted else None

@@ -1,0 +1,221 @@
+"""The trial runner: one control in an agent container, the verdict in a fresh verifier.
+
+Agent phase: a container from the task image with networking off (``none``), the
+``container_memory`` cap, a pids limit, a CPU limit and a wall-clock timeout runs the
+control, is stopped, and only the submission is copied out (``/workspace`` for project
+tasks, ``/workdir/answer.txt`` for qa). The agent container never has ``/tests``.
+
+Verifier phase: a fresh container from the pristine image gets the submission in place
+of ``/workspace`` and the task's ``tests/`` at ``/tests``; ``tests/test.sh`` (see
+``traj2env_assets.harbor.scripts``) restores test configuration, runs the tests as an
+unprivileged user and writes ``/logs/verifier/reward.txt``, which is read back.
+
+Both containers are always removed. :func:`run_matrix` also labels every container with
+the matrix run id and sweeps that label if it is interrupted.
+
+Usage::
+
+    task = TrialTask(image=image.tag, task_dir=written.path)
+    matrix = run_matrix(client, task, parallelism=2)
+    matrix.passed, [(r.control, r.reward) for r in matrix.results]
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+import docker
+from pydantic import BaseModel, Field
+
+from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
+from traj2env_assets.docker_engine.labels import CONTROL_LABEL
+from traj2env_assets.docker_engine.sandbox import (
+    ContainerLimits,
+    ExecOutcome,
+    copy_out,
+    exec_with_deadline,
+    put_directory,
+    put_files,
+    read_file,
+    remove_quietly,
+    sandbox,
+)
+
+RUN_LABEL = "traj2env.trial_run"
+PROJECT_SUBMISSION = "/workspace"
+QA_SUBMISSION = "/workdir/answer.txt"
+REWARD_PATH = "/logs/verifier/reward.txt"
+VERDICT_PATH = "/logs/verifier/verdict.json"
+TEST_OUTPUT_PATH = "/logs/verifier/test-output.txt"
+
+
+class TrialTask(BaseModel):
+    image: str
+    task_dir: Path
+    submission_path: str = PROJECT_SUBMISSION
+
+
+class TrialSettings(BaseModel):
+    limits: ContainerLimits = Field(default_factory=ContainerLimits)
+    agent_timeout_s: float = 600
+    verifier_timeout_s: float = 600
+
+
+class TrialResult(BaseModel):
+    control: str
+    expected_reward: float
+    reward: float | None
+    passed: bool
+    agent: ExecOutcome
+    verifier: ExecOutcome | None
+    verdict: dict[str, Any] | None
+    test_output_tail: str
+    submission_bytes: int
+    seconds: float
+
+
+class MatrixResult(BaseModel):
+    results: list[TrialResult]
+    seconds: float
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    def rewards(self) -> dict[str, float | None]:
+        return {result.control: result.reward for result in self.results}
+
+
+def run_trial(
+    client: docker.DockerClient,
+    task: TrialTask,
+    control: Control,
+    settings: TrialSettings | None = None,
+    *,
+    run_id: str | None = None,
+) -> TrialResult:
+    settings = settings or TrialSettings()
+    started = time.monotonic()
+    labels = {CONTROL_LABEL: control.name, RUN_LABEL: run_id or uuid.uuid4().hex}
+    agent, submission = _agent_phase(client, task, control, settings, labels)
+    with submission:
+        submission_bytes = submission.seek(0, 2)
+        submission.seek(0)
+        verifier, reward, verdict, output = _verifier_phase(
+            client, task, submission, settings, labels
+        )
+    return TrialResult(
+        control=control.name,
+        expected_reward=control.expected_reward,
+        reward=reward,
+        passed=reward is not None and reward == control.expected_reward,
+        agent=agent,
+        verifier=verifier,
+        verdict=verdict,
+        test_output_tail=output,
+        submission_bytes=submission_bytes,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def run_matrix(
+    client: docker.DockerClient,
+    task: TrialTask,
+    controls: Sequence[Control] = DEFAULT_CONTROLS,
+    settings: TrialSettings | None = None,
+    *,
+    parallelism: int = 1,
+) -> MatrixResult:
+    run_id = uuid.uuid4().hex
+    started = time.monotonic()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
+            futures = [
+                pool.submit(run_trial, client, task, control, settings, run_id=run_id)
+                for control in controls
+            ]
+            results = [future.result() for future in futures]
+    except BaseException:
+        sweep_run(client, run_id)
+        raise
+    return MatrixResult(results=results, seconds=round(time.monotonic() - started, 3))
+
+
+def sweep_run(client: docker.DockerClient, run_id: str) -> None:
+    """Remove every container of one matrix run (used when it is interrupted)."""
+    for container in client.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"}):
+        remove_quietly(container)
+
+
+def _agent_phase(
+    client: docker.DockerClient,
+    task: TrialTask,
+    control: Control,
+    settings: TrialSettings,
+    labels: dict[str, str],
+) -> tuple[ExecOutcome, IO[bytes]]:
+    action = control.action(task.task_dir)
+    with sandbox(client, task.image, role="agent", limits=settings.limits, labels=labels) as box:
+        if action.files:
+            put_files(box, action.files)
+        if action.executable_files:
+            put_files(box, action.executable_files, mode=0o755)
+        outcome = exec_with_deadline(
+            box,
+            action.script,
+            timeout_s=settings.agent_timeout_s,
+            workdir=_agent_workdir(task.submission_path),
+            env={"DEBIAN_FRONTEND": "noninteractive"},
+        )
+        box.stop(timeout=1)
+        return outcome, copy_out(box, task.submission_path)
+
+
+def _verifier_phase(
+    client: docker.DockerClient,
+    task: TrialTask,
+    submission: IO[bytes],
+    settings: TrialSettings,
+    labels: dict[str, str],
+) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
+    with sandbox(client, task.image, role="verifier", limits=settings.limits, labels=labels) as box:
+        target = PurePosixPath(task.submission_path)
+        exec_with_deadline(
+            box,
+            f"rm -rf {target} && mkdir -p {target.parent} /tests /logs/verifier",
+            timeout_s=60,
+        )
+        box.put_archive(str(target.parent), submission)
+        put_directory(box, task.task_dir / "tests", "/tests")
+        outcome = exec_with_deadline(
+            box,
+            "chmod +x /tests/test.sh && /tests/test.sh",
+            timeout_s=settings.verifier_timeout_s,
+            workdir=PROJECT_SUBMISSION,
+        )
+        reward = _parse_reward(read_file(box, REWARD_PATH))
+        verdict_bytes = read_file(box, VERDICT_PATH)
+        verdict = json.loads(verdict_bytes) if verdict_bytes else None
+        output = (read_file(box, TEST_OUTPUT_PATH) or b"").decode("utf-8", "replace")
+        return outcome, reward, verdict, output[-4000:]
+
+
+def _agent_workdir(submission_path: str) -> str:
+    if submission_path == PROJECT_SUBMISSION:
+        return PROJECT_SUBMISSION
+    return str(PurePosixPath(submission_path).parent)
+
+
+def _parse_reward(raw: bytes | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        return float(raw.decode().strip())
+    except ValueError:
+        return None

@@ -1,0 +1,1 @@
+"""The Harbor task writer: TaskSpec in, a Harbor 0.25 task directory out."""

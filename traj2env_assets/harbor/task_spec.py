@@ -1,0 +1,121 @@
+"""What a family hands the writer: one candidate, described independently of Harbor.
+
+Paths in ``project_files``, ``solution_files``, ``test_files`` and ``config_paths`` are
+relative to the project root, which is ``/workspace`` in every container.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+BaseImageKind = Literal["python", "node"]
+TestRunner = Literal["pytest", "node"]
+RewardMode = Literal["all_pass", "fraction"]
+
+BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
+WORKSPACE = "/workspace"
+
+# Files a test harness reads on its own; a submission's copy never reaches the test run.
+PYTHON_HARNESS_FILES = frozenset(
+    {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+     "sitecustomize.py", "usercustomize.py"}
+)
+NODE_HARNESS_FILES = frozenset(
+    {"package.json", "package-lock.json", ".npmrc", ".mocharc.json", ".mocharc.js",
+     ".mocharc.cjs", ".mocharc.yml", "jest.config.js", "jest.config.cjs", "jest.config.mjs",
+     "jest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.ts",
+     "tsconfig.json", "babel.config.js", ".babelrc"}
+)
+
+
+def _checked_relative(path: str) -> str:
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or not pure.parts or path != pure.as_posix():
+        raise ValueError(f"{path!r} must be a normalised path relative to the project root")
+    return path
+
+
+class TestSpec(BaseModel):
+    """How the verifier decides the reward."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    runner: TestRunner
+    # pytest node ids (``tests/test_x.py::test_y``) or node:test ids (``test/a.test.js::name``).
+    tracked_test_ids: list[str] = Field(min_length=1)
+    # Restored over the submission before the run: tracked and hidden test files.
+    test_files: dict[str, str] = Field(default_factory=dict)
+    # Restored from the pristine image: conftest.py, pytest.ini, package.json, tsconfig...
+    # Harness files found among the project files are added automatically.
+    config_paths: list[str] = Field(default_factory=list)
+    # The restored file pytest reads its configuration from (``-c``); None = an empty one.
+    pytest_config: str | None = None
+    reward: RewardMode = "all_pass"
+    timeout_sec: int = 300
+
+    @field_validator("config_paths")
+    @classmethod
+    def _relative_paths(cls, value: list[str]) -> list[str]:
+        return [_checked_relative(path) for path in value]
+
+    @field_validator("test_files")
+    @classmethod
+    def _relative_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        return {_checked_relative(path): content for path, content in value.items()}
+
+
+class TaskSpec(BaseModel):
+    """One candidate task: the project as the agent starts, the fix, and the check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: str
+    task_id: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    org: str = "traj2env"
+    instruction: str = Field(min_length=1)
+    base_image: BaseImageKind
+    # Overrides the public default for ``base_image`` (e.g. a pinned digest).
+    base_image_name: str | None = None
+    # Dockerfile lines between FROM and the project files, e.g. ``RUN pip install x==1``.
+    dependency_lines: list[str] = Field(default_factory=list)
+    project_files: dict[str, bytes]
+    solution_files: dict[str, bytes]
+    solution_deleted: list[str] = Field(default_factory=list)
+    tests: TestSpec
+    source_trace: str
+    source_model: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    agent_timeout_sec: int = 1800
+    verifier_timeout_sec: int = 600
+    build_timeout_sec: int = 900
+    memory_mb: int = 4096
+
+    @field_validator("project_files", "solution_files")
+    @classmethod
+    def _relative_file_keys(cls, value: dict[str, bytes]) -> dict[str, bytes]:
+        return {_checked_relative(path): content for path, content in value.items()}
+
+    @field_validator("solution_deleted")
+    @classmethod
+    def _relative_deleted(cls, value: list[str]) -> list[str]:
+        return [_checked_relative(path) for path in value]
+
+    @model_validator(mode="after")
+    def _pytest_config_is_restored(self) -> TaskSpec:
+        config = self.tests.pytest_config
+        if config is not None and config not in self.pristine_paths():
+            raise ValueError(f"pytest_config {config!r} must be one of the project's files")
+        return self
+
+    @property
+    def image_name(self) -> str:
+        return self.base_image_name or BASE_IMAGES[self.base_image]
+
+    def pristine_paths(self) -> list[str]:
+        """Config paths restored from the pristine image: the given ones plus harness files."""
+        names = PYTHON_HARNESS_FILES if self.tests.runner == "pytest" else NODE_HARNESS_FILES
+        found = [path for path in self.project_files if PurePosixPath(path).name in names]
+        return sorted(set(self.tests.config_paths) | set(found))

@@ -1,0 +1,124 @@
+"""Write one Harbor task directory from a :class:`TaskSpec`, atomically.
+
+Layout (Harbor 0.25, separate verifier)::
+
+    <dataset>/<task_id>/
+      task.toml                 TaskToml: metadata + provenance, no-network, timeouts
+      instruction.md
+      environment/Dockerfile    FROM the base, deps, project files, pristine config copy
+      environment/workspace/    the project as the agent starts (copied to /workspace)
+      solution/solve.sh         restores solution/files/ over /workspace
+      tests/test.sh             the verifier (see scripts.py)
+      tests/traj2env/           harness: outcome recorder, verdict, tracked ids, restores
+
+``environment/`` never holds tests or the solution. Usage::
+
+    task = write_task(spec, dataset_dir)
+    image = build_image(client, task.environment_dir)
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from traj2env_assets.harbor import scripts
+from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
+from traj2env_assets.harbor.task_toml import (
+    AgentSection,
+    EnvironmentSection,
+    PackageSection,
+    TaskMetadata,
+    TaskToml,
+    VerifierSection,
+)
+from traj2env_assets.workspace import atomic_directory
+
+_HARNESS_FILES = {
+    "pytest": ("run_pytest.py", "verdict.py"),
+    "node": ("node_reporter.mjs", "verdict.mjs"),
+}
+
+
+class WrittenTask(BaseModel):
+    task_id: str
+    path: Path
+
+    @property
+    def environment_dir(self) -> Path:
+        return self.path / "environment"
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.path / "tests"
+
+    @property
+    def solution_dir(self) -> Path:
+        return self.path / "solution"
+
+
+def task_toml(spec: TaskSpec) -> TaskToml:
+    return TaskToml(
+        artifacts=[WORKSPACE],
+        task=PackageSection(name=f"{spec.org}/{spec.task_id}"),
+        metadata=TaskMetadata(
+            family=spec.family,
+            source_trace=spec.source_trace,
+            source_model=spec.source_model,
+            tags=[spec.family, spec.base_image, *spec.tags],
+        ),
+        agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
+        verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),
+        environment=EnvironmentSection(
+            build_timeout_sec=float(spec.build_timeout_sec), memory_mb=spec.memory_mb
+        ),
+    )
+
+
+def write_task(spec: TaskSpec, dataset_dir: Path) -> WrittenTask:
+    target = dataset_dir / spec.task_id
+    with atomic_directory(target) as staging:
+        _write(staging / "task.toml", task_toml(spec).to_toml())
+        _write(staging / "instruction.md", spec.instruction.rstrip() + "\n")
+        _write_environment(staging / "environment", spec)
+        _write_solution(staging / "solution", spec)
+        _write_tests(staging / "tests", spec)
+    return WrittenTask(task_id=spec.task_id, path=target)
+
+
+def _write_environment(environment: Path, spec: TaskSpec) -> None:
+    _write(environment / "Dockerfile", scripts.dockerfile(spec))
+    workspace = environment / "workspace"
+    workspace.mkdir(parents=True)
+    for relative, content in spec.project_files.items():
+        _write(workspace / relative, content)
+
+
+def _write_solution(solution: Path, spec: TaskSpec) -> None:
+    _write(solution / "solve.sh", scripts.solve_sh(spec), executable=True)
+    (solution / "files").mkdir(parents=True, exist_ok=True)
+    for relative, content in spec.solution_files.items():
+        _write(solution / "files" / relative, content)
+
+
+def _write_tests(tests: Path, spec: TaskSpec) -> None:
+    _write(tests / "test.sh", scripts.test_sh(spec), executable=True)
+    harness = tests / "traj2env"
+    _write(harness / "tracked_ids.txt", scripts.tracked_ids_file(spec))
+    _write(harness / "pristine_paths.txt", scripts.pristine_paths_file(spec))
+    if spec.tests.runner == "pytest":
+        _write(harness / "pytest.ini", "[pytest]\n")
+    source = resources.files("traj2env_assets.harbor") / "verifier_files"
+    for name in _HARNESS_FILES[spec.tests.runner]:
+        _write(harness / name, (source / name).read_bytes())
+    for relative, content in spec.tests.test_files.items():
+        _write(harness / "restore" / relative, content)
+
+
+def _write(path: Path, content: str | bytes, *, executable: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    path.write_bytes(data)
+    path.chmod(0o755 if executable else 0o644)
