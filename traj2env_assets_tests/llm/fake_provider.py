@@ -1,0 +1,121 @@
+"""A local OpenAI-compatible chat-completions server that answers from a script, for offline tests."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+VALID_CONTENT = json.dumps({"title": "Parse CSV headers", "tests": ["test_header", "test_empty"]})
+
+
+class TitleProposal(BaseModel):
+    """The schema the tests ask the fake model for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    tests: list[str]
+
+
+@dataclass(frozen=True)
+class FakeReply:
+    status: int = 200
+    content: str | None = VALID_CONTENT
+    finish_reason: str = "stop"
+    refusal: str | None = None
+    prompt_tokens: int = 1000
+    completion_tokens: int = 500
+    reported_cost: float | None = None
+    delay_s: float = 0.0
+    error_message: str = "fake error"
+
+    def body(self, model: str) -> dict[str, Any]:
+        if self.status != 200:
+            return {"error": {"message": self.error_message, "type": "fake", "code": self.status}}
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.refusal is not None:
+            message["refusal"] = self.refusal
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+        if self.reported_cost is not None:
+            usage["cost"] = self.reported_cost
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [{"index": 0, "finish_reason": self.finish_reason, "message": message}],
+            "usage": usage,
+        }
+
+
+class FakeProvider:
+    """Serves ``POST /v1/chat/completions``: scripted replies first, then ``default``; counts requests."""
+
+    def __init__(self) -> None:
+        self.default = FakeReply()
+        self.script: deque[FakeReply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        # A short poll interval keeps ``stop`` (and so each test's teardown) quick.
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def then(self, *replies: FakeReply) -> None:
+        with self._lock:
+            self.script.extend(replies)
+
+    def _next(self, request: dict[str, Any]) -> FakeReply:
+        with self._lock:
+            self.requests.append(request)
+            return self.script.popleft() if self.script else self.default
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                reply = provider._next(request)
+                time.sleep(reply.delay_s)
+                data = json.dumps(reply.body(request.get("model", ""))).encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and hung up first
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,82 @@
+"""The "llm" Dagster resource: options, the run's ledger scope, and usage metadata on a materialization."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from traj2env_assets.config import PipelineOptions
+from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
+from traj2env_assets.defs.resources import WorkspaceResource
+from traj2env_assets.llm.ledger import read_llm_usage
+from traj2env_assets.llm.outcome import LlmConfigurationError
+from traj2env_assets_tests.llm.fake_provider import FakeProvider, TitleProposal
+from traj2env_assets_tests.llm.helpers import PRICED_MODEL, title_prompt
+
+
+@dg.asset
+def proposal(context: dg.AssetExecutionContext, llm: LlmResource) -> dg.MaterializeResult:
+    outcome = llm.client_for(context).propose(title_prompt(), {"request": "Add a --json flag"}, TitleProposal)
+    return dg.MaterializeResult(metadata=llm_usage_metadata(outcome.usage))
+
+
+def test_resource_takes_the_pipeline_options(tmp_path: Path) -> None:
+    options = PipelineOptions(
+        llm="anthropic/claude-sonnet-4-5",
+        max_llm_tokens=9000,
+        reasoning_effort="low",
+        jobs=2,
+        max_llm_spend_usd=0,
+    )
+
+    resource = LlmResource.from_options(options, WorkspaceResource(root=str(tmp_path)))
+    client = resource.client("generate-1")
+
+    assert (client.settings.model, client.settings.max_tokens, client.reasoning_effort) == (
+        "anthropic/claude-sonnet-4-5",
+        9000,
+        "low",
+    )
+    assert client.settings.cache_dir == options.llm_cache_dir and client.settings.max_spend_usd == 0
+    assert client.ledger.path == tmp_path.resolve() / "llm_ledger" / "generate-1.json"
+    assert client.ledger.jobs == 2
+
+
+def test_resource_module_loads_without_importing_litellm() -> None:
+    # Every Dagster step process loads the resource; LiteLLM costs seconds to import.
+    probe = "import sys, traj2env_assets.defs.llm; print('litellm' in sys.modules)"
+
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+
+    assert loaded.stdout.strip() == "False"
+
+
+def test_resource_without_a_model_fails_with_a_clear_message(tmp_path: Path) -> None:
+    resource = LlmResource(workspace=WorkspaceResource(root=str(tmp_path)))
+
+    with pytest.raises(LlmConfigurationError, match="--llm"):
+        resource.client("run-1")
+
+
+def test_fake_provider_materialization_carries_usage_and_fills_the_run_ledger(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    llm = LlmResource(
+        workspace=WorkspaceResource(root=str(tmp_path)),
+        llm=PRICED_MODEL,
+        llm_cache_dir=str(tmp_path / "cache"),
+        api_base=fake_provider.api_base,
+    )
+
+    result = dg.materialize([proposal], resources={"llm": llm})
+
+    metadata = result.asset_materializations_for_node("proposal")[0].metadata
+    assert metadata["llm_calls"].value == 1
+    assert metadata["llm_cache_hits"].value == 0
+    assert metadata["llm_tokens_in"].value == 1000
+    assert metadata["llm_declines"].value == {}
+    # Without a spend scope, a single run's ledger is named by its run id.
+    assert read_llm_usage(tmp_path.resolve(), result.run_id).calls == 1
+    assert fake_provider.request_count == 1
