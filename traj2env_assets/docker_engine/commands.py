@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, ensure_base_images
-from traj2env_assets.docker_engine.engine import connect
+from traj2env_assets.docker_engine.connection import connect
 from traj2env_assets.docker_engine.prune import prune
 
 

@@ -1,36 +1,114 @@
-"""The connection to the Docker engine, and the platform a build targets.
+"""``DockerEngine``: the one object the image, calibration and trial stages talk to.
 
-The engine is found the usual way (``DOCKER_HOST``, ``DOCKER_TLS_VERIFY``,
-``DOCKER_CERT_PATH``), so pointing the pipeline at a remote engine needs no code.
+It holds the connection and the pipeline's Docker options (``platform``,
+``container_memory``) and exposes the four operations the families need. The Dagster
+resource ``docker_engine`` (``traj2env_assets.defs.docker``) builds one of these.
+
+Usage for a family (the repair family, for example)::
+
+    from traj2env_assets.docker_engine.engine import DockerEngine
+    from traj2env_assets.harbor.task_spec import TaskSpec, TestSpec
+    from traj2env_assets.harbor.writer import write_task
+
+    engine = DockerEngine(platform="linux/amd64", container_memory="4g")
+    task = write_task(TaskSpec(...), staging_dir)           # Harbor task directory
+    image = engine.build(task.environment_dir)              # ImageBuildFailedError → skip
+    matrix = engine.run_matrix(engine.trial_task(image, task.path), parallelism=2)
+    if not matrix.passed: ...                               # skip reason "trials_failed"
+    evidence = matrix.model_dump()                          # rewards + evidence per control
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
 import docker
-from docker.errors import DockerException
+from pydantic import BaseModel, ConfigDict, Field
 
-DEFAULT_PLATFORM = "linux/amd64"
-NATIVE_PLATFORM = "native"
+from traj2env_assets.docker_engine.base_images import (
+    DEBIAN_MIRROR,
+    DEFAULT_BASE_IMAGES,
+    BaseImageOutcome,
+    BaseImageSpec,
+    ensure_base_images,
+)
+from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect
+from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
+from traj2env_assets.docker_engine.image_build import BuiltImage, build_image
+from traj2env_assets.docker_engine.prune import PruneReport, prune
+from traj2env_assets.docker_engine.sandbox import ContainerLimits
+from traj2env_assets.docker_engine.trial import (
+    PROJECT_SUBMISSION,
+    MatrixResult,
+    TrialResult,
+    TrialSettings,
+    TrialTask,
+    run_matrix,
+    run_trial,
+)
 
 
-class EngineUnavailableError(RuntimeError):
-    """The Docker engine cannot be reached."""
+class DockerEngine(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
+    platform: str = DEFAULT_PLATFORM
+    container_memory: str = "4g"
+    trial_cpus: float = Field(default=1.0, gt=0)
+    pids_limit: int = 512
+    build_timeout_s: float = 900
+    agent_timeout_s: float = 600
+    verifier_timeout_s: float = 600
+    debian_mirror: str = DEBIAN_MIRROR
+    lock_dir: Path | None = None
 
-def connect(timeout_s: int = 120) -> docker.DockerClient:
-    try:
-        client = docker.from_env(timeout=timeout_s)
-        client.ping()
-    except DockerException as exc:
-        raise EngineUnavailableError(f"cannot reach the Docker engine: {exc}") from exc
-    return client
+    @cached_property
+    def client(self) -> docker.DockerClient:
+        return connect()
 
+    def ensure_bases(
+        self, specs: Sequence[BaseImageSpec] = DEFAULT_BASE_IMAGES
+    ) -> list[BaseImageOutcome]:
+        return ensure_base_images(self.client, specs, mirror=self.debian_mirror)
 
-def engine_platform(client: docker.DockerClient) -> str:
-    version = client.version()
-    return f"{version['Os']}/{version['Arch']}"
+    def build(self, context_dir: Path, *, timeout_s: float | None = None) -> BuiltImage:
+        return build_image(
+            self.client,
+            context_dir,
+            platform=self.platform,
+            timeout_s=timeout_s or self.build_timeout_s,
+            lock_dir=self.lock_dir,
+        )
 
+    def trial_settings(self) -> TrialSettings:
+        return TrialSettings(
+            limits=ContainerLimits(
+                memory=self.container_memory, cpus=self.trial_cpus, pids=self.pids_limit
+            ),
+            agent_timeout_s=self.agent_timeout_s,
+            verifier_timeout_s=self.verifier_timeout_s,
+        )
 
-def resolve_platform(client: docker.DockerClient, platform: str) -> str:
-    """``native`` means the engine's own os/arch; anything else is used as given."""
-    return engine_platform(client) if platform == NATIVE_PLATFORM else platform
+    @staticmethod
+    def trial_task(
+        image: BuiltImage, task_dir: Path, submission_path: str = PROJECT_SUBMISSION
+    ) -> TrialTask:
+        return TrialTask(image=image.tag, task_dir=task_dir, submission_path=submission_path)
+
+    def run_trial(self, task: TrialTask, control: Control) -> TrialResult:
+        return run_trial(self.client, task, control, self.trial_settings())
+
+    def run_matrix(
+        self,
+        task: TrialTask,
+        controls: Sequence[Control] = DEFAULT_CONTROLS,
+        *,
+        parallelism: int = 1,
+    ) -> MatrixResult:
+        return run_matrix(
+            self.client, task, controls, self.trial_settings(), parallelism=parallelism
+        )
+
+    def prune(self, *, include_bases: bool = False) -> PruneReport:
+        return prune(self.client, include_bases=include_bases)

@@ -28,7 +28,7 @@ from docker.errors import ImageNotFound
 from filelock import FileLock
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.engine import resolve_platform
+from traj2env_assets.docker_engine.connection import resolve_platform
 from traj2env_assets.docker_engine.labels import CONTENT_HASH_LABEL, project_labels
 
 IMAGE_REPOSITORY = "traj2env/env"
