@@ -112,6 +112,9 @@ class _Replayer:
     seen_calls: set[str] = field(default_factory=set)
     running: dict[str, ShellCommand] = field(default_factory=dict)
     visited_subagents: set[str] = field(default_factory=set)
+    symlinks: set[str] = field(default_factory=set)
+    """Paths made symlinks by ``ln``: their target is unknown, so writing through them
+    could mean writing anywhere; such writes are refused."""
 
     def __post_init__(self) -> None:
         self.vfs = VirtualFS(self.store)
@@ -172,6 +175,9 @@ class _Replayer:
         resolved = self.paths.resolve(raw, cwd if cwd is not None else c.cwd)
         if isinstance(resolved, Refused):
             self._refuse(c, raw, resolved.reason)
+            return None
+        if self.symlinks and any(p in self.symlinks for p in (resolved.path, *_parents(resolved.path))):
+            self._refuse(c, raw, "symlink")
             return None
         return resolved.path
 
@@ -474,6 +480,8 @@ class _Replayer:
         elif isinstance(op, LosePath):
             if (path := self._ref(c, op.target)) is not None:
                 self._lose(c, path, op.reason)
+                if op.reason == "symlink":
+                    self.symlinks.add(path)
         elif isinstance(op, LoseUnder):
             directory = self._dir_ref(op.directory)
             targets = list(self.vfs.known) if directory is None else self.vfs.paths_under(directory)

@@ -30,7 +30,7 @@ class Refused:
     reason: str
     """``outside_project``, ``home_relative``, ``dynamic_path``, ``invalid_path``,
     ``project_root`` (names the root directory itself), ``git_metadata``,
-    ``unknown_cwd``."""
+    ``unknown_cwd``; replay adds ``symlink`` for writes through a path made by ``ln``."""
 
 
 def to_posix(raw: str) -> str:

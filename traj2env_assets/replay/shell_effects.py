@@ -225,7 +225,9 @@ class _CommandReader:
         self.last_stdout: tuple[str | PathRef, ...] | None = None
 
     def ref(self, word: Word) -> PathRef | None:
-        return PathRef(word.text, self.cwd) if word.literal else None
+        # A `~` path is kept so that resolution refuses and records it (home_relative).
+        static = not word.expands and not word.glob
+        return PathRef(word.text, self.cwd) if static else None
 
     def run(self, command: SimpleCommand) -> None:
         while command.subshell_depth > self.depth:
