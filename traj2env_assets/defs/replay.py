@@ -11,7 +11,7 @@ from traj2env_assets.replay import REPLAY_CODE_VERSION, ReplayStageResult, repla
 _FIGURES = ("files_rebuilt", "files_lost", "edits_applied", "edits_failed", "unsafe_paths", "commands")
 
 
-def _metadata(result: ReplayStageResult) -> dict[str, dg.RawMetadataValue]:
+def _metadata(result: ReplayStageResult) -> dict[str, object]:
     figures = result.fidelity.model_dump() if result.fidelity else {}
     table = "| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {figures.get(name, 0)} |" for name in _FIGURES)
     return {

@@ -1,0 +1,95 @@
+"""The replay stage per partition: gate, skip reasons, atomic output, cache; and the Dagster asset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.resources import WorkspaceResource
+from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
+from traj2env_assets.scan_gate import ScanVerdict
+from traj2env_assets.workspace import Workspace, atomic_write_json
+from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
+
+KEY = "calc-session"
+
+
+def _stage_inputs(root: Path, outcome: str | None = "clean", trajectory: str | None = None) -> Workspace:
+    workspace = Workspace(root=root)
+    session = (
+        SessionBuilder()
+        .user("fix calc")
+        .call("Write", {"file_path": f"{ROOT}/calc.py", "content": "def add(a, b):\n    return a - b\n"})
+        .bash("pytest -q", "FAILED test_calc.py::test_add\n1 failed", exit_code=1)
+        .call("Edit", {"file_path": f"{ROOT}/calc.py", "old_string": "a - b", "new_string": "a + b"})
+        .bash("pytest -q", "1 passed")
+    )
+    conversion = workspace.stage_file("conversion", KEY, "trajectory.json")
+    conversion.parent.mkdir(parents=True, exist_ok=True)
+    conversion.write_text(trajectory if trajectory is not None else session.build().model_dump_json(exclude_none=True))
+    if outcome is not None:
+        atomic_write_json(workspace.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome=outcome))
+    return workspace
+
+
+def _outcome(workspace: Workspace) -> ReplayOutcome:
+    return ReplayOutcome.model_validate_json(workspace.stage_file("replay", KEY, "outcome.json").read_text())
+
+
+def test_replays_writes_record_and_fidelity_then_caches(tmp_path: Path) -> None:
+    workspace = _stage_inputs(tmp_path / "ws")
+    first = replay_partition(workspace, KEY)
+    assert (first.outcome.status, first.cached) == ("replayed", False)
+    fidelity = json.loads(workspace.stage_file("replay", KEY, "fidelity.json").read_text())
+    assert (fidelity["edits_applied"], fidelity["commands"], fidelity["files_rebuilt"]) == (2, 2, 1)
+    record = ReplayRecord.load(workspace.stage_dir("replay", KEY))
+    assert record.files_before(1) == {"calc.py": "def add(a, b):\n    return a + b\n"}
+    again = replay_partition(workspace, KEY)
+    assert again.cached and again.fidelity == first.fidelity and again.data_version == first.data_version
+    changed = replay_partition(workspace, KEY, code_version="replay-next")
+    assert not changed.cached and changed.data_version != first.data_version
+
+
+def test_blocked_missing_and_invalid_inputs_are_skipped_with_reasons(tmp_path: Path) -> None:
+    blocked = _stage_inputs(tmp_path / "blocked", outcome="blocked")
+    assert replay_partition(blocked, KEY).outcome.reason == "gate"
+    assert not blocked.stage_file("replay", KEY, "fidelity.json").exists()
+    unscanned = _stage_inputs(tmp_path / "unscanned", outcome=None)
+    assert replay_partition(unscanned, KEY).outcome.reason == "scan_missing"
+    invalid = _stage_inputs(tmp_path / "invalid", trajectory='{"schema_version": "ATIF-v1.7", "steps": "nope"}')
+    result = replay_partition(invalid, KEY)
+    assert (result.outcome.status, result.outcome.reason) == ("skipped", "invalid_trajectory")
+    assert _outcome(invalid).detail
+    missing = Workspace(root=tmp_path / "missing")
+    atomic_write_json(missing.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="clean"))
+    assert replay_partition(missing, KEY).outcome.reason == "conversion_missing"
+
+
+def test_a_blocked_rerun_replaces_an_earlier_record(tmp_path: Path) -> None:
+    workspace = _stage_inputs(tmp_path / "ws")
+    replay_partition(workspace, KEY)
+    atomic_write_json(workspace.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="blocked"))
+    assert replay_partition(workspace, KEY).outcome.reason == "gate"
+    assert sorted(p.name for p in workspace.stage_dir("replay", KEY).iterdir()) == ["outcome.json"]
+
+
+def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_path: Path) -> None:
+    _stage_inputs(tmp_path / "ws")
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(trajectories.name, [KEY])
+    resources = {"workspace": WorkspaceResource(root=str(tmp_path / "ws"))}
+    assets = [replay_record, dg.AssetSpec("scan_verdict", partitions_def=trajectories)]
+    result = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
+    assert result.success
+    event = result.asset_materializations_for_node("replay_record")[0]
+    meta = event.metadata
+    assert (meta["status"].value, meta["edits_applied"].value, meta["commands"].value) == ("replayed", 2, 2)
+    assert "| files_rebuilt | 1 |" in meta["fidelity"].value
+    rerun = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
+    rerun_event = rerun.asset_materializations_for_node("replay_record")[0]
+    assert rerun_event.metadata["status"].value == "cached"
+    assert rerun_event.tags["dagster/data_version"] == event.tags["dagster/data_version"]
