@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import atif
+import orjson
 
 FORMAT = "atif"
 _VERSION = re.compile(r"^ATIF-v1\.\d+$")
@@ -14,10 +14,8 @@ _VERSION = re.compile(r"^ATIF-v1\.\d+$")
 
 def convert_atif(path: Path) -> atif.Trajectory:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text: {exc.reason}") from exc
-    except json.JSONDecodeError as exc:
+        raw = orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     if not isinstance(raw, dict):
         raise ValueError("an ATIF document must be a JSON object")

@@ -50,9 +50,9 @@ class _Step:
     model_name: str | None = None
     reasoning_effort: str | float | None = None
     reasoning_content: str | None = None
-    tool_calls: list[atif.ToolCall] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
     results: list[_Result] = field(default_factory=list)
-    metrics: atif.Metrics | None = None
+    metrics: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -122,12 +122,10 @@ class TrajectoryBuilder:
             return False
         if not isinstance(arguments, dict):
             arguments = {"raw": arguments}
-        call = atif.ToolCall(
-            tool_call_id=call_id,
-            function_name=function_name,
-            arguments=arguments,
-            extra=drop_none(extra or {}) or None,
-        )
+        call: dict[str, Any] = {"tool_call_id": call_id, "function_name": function_name, "arguments": arguments}
+        call_extra = drop_none(extra or {})
+        if call_extra:
+            call["extra"] = call_extra
         step.tool_calls.append(call)
         self._call_owner[call_id] = step
         return True
@@ -172,46 +170,50 @@ class TrajectoryBuilder:
 
     def build(
         self,
-        agent: atif.Agent,
+        agent: dict[str, Any],
         session_id: str | None,
         extra: dict[str, Any],
         trajectory_id: str | None = None,
-        final_metrics: atif.FinalMetrics | None = None,
     ) -> atif.Trajectory:
+        """Validate the whole document in one pass through the ATIF models."""
         self.drop_empty_agent_steps()
-        steps = [self._to_atif_step(index, step) for index, step in enumerate(self._steps, start=1)]
-        return atif.Trajectory(
-            schema_version=SCHEMA_VERSION,
-            session_id=session_id,
-            trajectory_id=trajectory_id,
-            agent=agent,
-            steps=steps,
-            final_metrics=final_metrics,
-            extra=drop_none(extra) or None,
-            subagent_trajectories=self.subagents or None,
-        )
-
-    @staticmethod
-    def _to_atif_step(step_id: int, step: _Step) -> atif.Step:
-        observation = None
-        if step.results:
-            observation = atif.Observation(
-                results=[
-                    atif.ObservationResult(
-                        source_call_id=result.call_id,
-                        content=result.content,
-                        extra=result.extra or None,
-                        subagent_trajectory_ref=[
-                            atif.SubagentTrajectoryRef(trajectory_id=ref) for ref in result.subagent_ids
-                        ]
-                        or None,
-                    )
-                    for result in step.results
+        document = drop_none(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "session_id": session_id,
+                "trajectory_id": trajectory_id,
+                "agent": drop_none(agent),
+                "steps": [_step_dict(index, step) for index, step in enumerate(self._steps, start=1)],
+                "extra": drop_none(extra) or None,
+                "subagent_trajectories": [
+                    sub.model_dump(mode="json", exclude_none=True) for sub in self.subagents
                 ]
-            )
-        agent_only: dict[str, Any] = {}
-        if step.source == "agent":
-            agent_only = drop_none(
+                or None,
+            }
+        )
+        return atif.Trajectory.model_validate(document)
+
+
+def _result_dict(result: _Result) -> dict[str, Any]:
+    out: dict[str, Any] = {"source_call_id": result.call_id, "content": result.content}
+    if result.extra:
+        out["extra"] = result.extra
+    if result.subagent_ids:
+        out["subagent_trajectory_ref"] = [{"trajectory_id": ref} for ref in result.subagent_ids]
+    return out
+
+
+def _step_dict(step_id: int, step: _Step) -> dict[str, Any]:
+    out: dict[str, Any] = {"step_id": step_id, "source": step.source, "message": step.message}
+    if step.timestamp is not None:
+        out["timestamp"] = step.timestamp
+    if step.results:
+        out["observation"] = {"results": [_result_dict(result) for result in step.results]}
+    if step.extra:
+        out["extra"] = step.extra
+    if step.source == "agent":
+        out.update(
+            drop_none(
                 {
                     "model_name": step.model_name,
                     "reasoning_effort": step.reasoning_effort,
@@ -220,15 +222,8 @@ class TrajectoryBuilder:
                     "metrics": step.metrics,
                 }
             )
-        return atif.Step(
-            step_id=step_id,
-            timestamp=step.timestamp,
-            source=step.source,
-            message=step.message,
-            observation=observation,
-            extra=step.extra or None,
-            **agent_only,
         )
+    return out
 
 
 def line_stats_extra(stats: LineStats, builder: TrajectoryBuilder) -> dict[str, Any]:

@@ -14,7 +14,6 @@ each tool call; ``is_error``, Bash ``exit_code`` (from the "Exit code N" header)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
@@ -107,7 +106,7 @@ def convert_claude_code(path: Path, *, is_subagent: bool = False) -> atif.Trajec
     model_name: str | None = None
     tool_names: dict[str, str] = {}
     steps_by_message_id: dict[str, Any] = {}
-    seen_blocks: set[str] = set()
+    seen_blocks: set[tuple[str, Any, Any]] = set()
     seen_prompts: set[str] = set()
     subagent_files = [] if is_subagent else _subagent_files(path)
     subagent_by_call = _subagent_links(subagent_files)
@@ -144,12 +143,12 @@ def convert_claude_code(path: Path, *, is_subagent: bool = False) -> atif.Trajec
         else:
             _read_user_line(builder, line, message, timestamp, seen_prompts, tool_names, subagent_by_call)
 
-    agent = atif.Agent(
-        name="claude-code",
-        version=version or "unknown",
-        model_name=model_name,
-        extra={"cwd": first_cwd} if first_cwd else None,
-    )
+    agent = {
+        "name": "claude-code",
+        "version": version or "unknown",
+        "model_name": model_name,
+        "extra": {"cwd": first_cwd} if first_cwd else None,
+    }
     extra = {"source_format": FORMAT, "cwd": first_cwd, **line_stats_extra(stats, builder)}
     if builder.steps == 0:
         raise ValueError("no Claude Code user or assistant messages")
@@ -162,7 +161,7 @@ def _read_assistant_line(
     message: dict[str, Any],
     timestamp: object,
     steps_by_message_id: dict[str, Any],
-    seen_blocks: set[str],
+    seen_blocks: set[tuple[str, Any, Any]],
     tool_names: dict[str, str],
 ) -> None:
     message_id = str(message.get("id") or line.get("uuid"))
@@ -175,15 +174,13 @@ def _read_assistant_line(
     for block in blocks:
         if not isinstance(block, dict):
             continue
-        fingerprint = message_id + hashlib.sha1(
-            json.dumps(block, sort_keys=True, default=str).encode()
-        ).hexdigest()
+        kind = block.get("type")
+        fingerprint = (message_id, kind, block.get("id") or block.get("text") or block.get("thinking"))
         if fingerprint in seen_blocks:
             if block.get("type") == "tool_use":
                 builder.duplicate_tool_calls += 1
             continue
         seen_blocks.add(fingerprint)
-        kind = block.get("type")
         if kind == "text" and block.get("text"):
             step.message = "\n\n".join(filter(None, [step.message, block["text"]]))
         elif kind == "thinking" and block.get("thinking"):
@@ -196,18 +193,18 @@ def _read_assistant_line(
     if isinstance(usage, dict):
         metrics = _metrics(usage)
         # One response is split over lines that each repeat usage; keep the fullest copy.
-        if step.metrics is None or (metrics.completion_tokens or 0) >= (step.metrics.completion_tokens or 0):
+        if step.metrics is None or metrics["completion_tokens"] >= step.metrics["completion_tokens"]:
             step.metrics = metrics
 
 
-def _metrics(usage: dict[str, Any]) -> atif.Metrics:
+def _metrics(usage: dict[str, Any]) -> dict[str, int]:
     cache_read = int(usage.get("cache_read_input_tokens") or 0)
     cache_creation = int(usage.get("cache_creation_input_tokens") or 0)
-    return atif.Metrics(
-        prompt_tokens=int(usage.get("input_tokens") or 0) + cache_read + cache_creation,
-        completion_tokens=int(usage.get("output_tokens") or 0),
-        cached_tokens=cache_read,
-    )
+    return {
+        "prompt_tokens": int(usage.get("input_tokens") or 0) + cache_read + cache_creation,
+        "completion_tokens": int(usage.get("output_tokens") or 0),
+        "cached_tokens": cache_read,
+    }
 
 
 def _read_user_line(

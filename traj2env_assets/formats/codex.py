@@ -119,11 +119,11 @@ class _CodexReader:
         step = self.builder.last_agent_step()
         if not isinstance(usage, dict) or step is None or step.metrics is not None:
             return
-        step.metrics = atif.Metrics(
-            prompt_tokens=int(usage.get("input_tokens") or 0),
-            completion_tokens=int(usage.get("output_tokens") or 0),
-            cached_tokens=int(usage.get("cached_input_tokens") or 0),
-        )
+        step.metrics = {
+            "prompt_tokens": int(usage.get("input_tokens") or 0),
+            "completion_tokens": int(usage.get("output_tokens") or 0),
+            "cached_tokens": int(usage.get("cached_input_tokens") or 0),
+        }
 
     def _agent_step(self, timestamp: object, message: str = "") -> Any:
         reasoning = "\n\n".join(self.pending_reasoning) or None
@@ -190,12 +190,12 @@ def convert_codex(path: Path) -> atif.Trajectory:
             stats.count_unknown(line.get("type"))
     if reader.builder.steps == 0:
         raise ValueError("no Codex messages or tool calls")
-    agent = atif.Agent(
-        name="codex",
-        version=reader.version or "unknown",
-        model_name=reader.model,
-        extra={"cwd": reader.session_cwd} if reader.session_cwd else None,
-    )
+    agent = {
+        "name": "codex",
+        "version": reader.version or "unknown",
+        "model_name": reader.model,
+        "extra": {"cwd": reader.session_cwd} if reader.session_cwd else None,
+    }
     extra = {
         "source_format": FORMAT,
         "cwd": reader.session_cwd,

@@ -16,7 +16,7 @@ from typing import Any
 
 import atif
 
-from traj2env_assets.formats.builder import TrajectoryBuilder, line_stats_extra
+from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
 from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
 from traj2env_assets.formats.text import blocks_to_text
 
@@ -60,16 +60,18 @@ def active_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(reversed(path))
 
 
-def _metrics(usage: Any) -> atif.Metrics | None:
+def _metrics(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
     cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
     cache_read = int(usage.get("cacheRead") or 0)
-    return atif.Metrics(
-        prompt_tokens=int(usage.get("input") or 0) + cache_read + int(usage.get("cacheWrite") or 0),
-        completion_tokens=int(usage.get("output") or 0),
-        cached_tokens=cache_read,
-        cost_usd=cost.get("total") if isinstance(cost.get("total"), (int, float)) else None,
+    return drop_none(
+        {
+            "prompt_tokens": int(usage.get("input") or 0) + cache_read + int(usage.get("cacheWrite") or 0),
+            "completion_tokens": int(usage.get("output") or 0),
+            "cached_tokens": cache_read,
+            "cost_usd": cost.get("total") if isinstance(cost.get("total"), (int, float)) else None,
+        }
     )
 
 
@@ -103,12 +105,12 @@ def convert_pi(path: Path) -> atif.Trajectory:
             stats.count_unknown(kind)
     if builder.steps == 0:
         raise ValueError("no pi messages")
-    agent = atif.Agent(
-        name="pi",
-        version=str(header.get("version") or "unknown"),
-        model_name=first_model,
-        extra={"cwd": cwd} if cwd else None,
-    )
+    agent = {
+        "name": "pi",
+        "version": str(header.get("version") or "unknown"),
+        "model_name": first_model,
+        "extra": {"cwd": cwd} if cwd else None,
+    }
     extra = {"source_format": FORMAT, "cwd": cwd, **line_stats_extra(stats, builder)}
     session_id = header.get("id") if isinstance(header.get("id"), str) else None
     return builder.build(agent, session_id, extra)

@@ -1,0 +1,140 @@
+"""Conversion throughput vs atif-make, and Dagster's overhead over a plain loop.
+
+Prints:
+1. MB/s of our converters over the real fixtures and over a generated corpus of 200
+   Claude Code and Codex sessions, next to atif-make on the same files (atif-make has
+   no pi reader, so pi files are ours only).
+2. Wall time of the cheap stages (conversion + scan gate) for 200 partitions in ONE
+   Dagster run (single-run backfill policy, SQLite instance) vs a plain Python loop over
+   the same core functions.
+
+Run: .venv/bin/python benchmarks/conversion.py
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import dagster as dg
+from atif_make import convert as atif_make_convert
+
+from traj2env_assets.definitions import PIPELINE_JOB, build_definitions
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.formats.stage import convert_partition
+from traj2env_assets.scan_gate import scan_partition
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
+
+REAL = Path(__file__).resolve().parent.parent / "traj2env_assets_tests" / "fixtures" / "real"
+REPEATS = 3
+
+
+def generated_claude_code(path: Path, index: int, calls: int = 120) -> None:
+    lines = [{"type": "user", "uuid": f"u{index}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "version": "2.1.27",
+              "timestamp": "2026-03-01T10:00:00Z", "isSidechain": False, "message": {"role": "user", "content": "Build it."}}]
+    for n in range(calls):
+        body = f"def f{n}(x):\n    return x + {n}\n" * 20
+        lines.append({"type": "assistant", "uuid": f"a{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
+                      "timestamp": "2026-03-01T10:00:01Z", "message": {"id": f"m{n}", "role": "assistant", "model": "claude",
+                      "content": [{"type": "tool_use", "id": f"t{index}-{n}", "name": "Write", "input": {"file_path": f"/home/dev/p/m{n}.py", "content": body}}],
+                      "usage": {"input_tokens": 10, "output_tokens": 20}}})
+        lines.append({"type": "user", "uuid": f"r{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
+                      "timestamp": "2026-03-01T10:00:02Z", "message": {"role": "user", "content": [
+                          {"type": "tool_result", "tool_use_id": f"t{index}-{n}", "content": "File created successfully"}]},
+                      "toolUseResult": {"type": "create", "filePath": f"/home/dev/p/m{n}.py", "content": body, "originalFile": None}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def generated_codex(path: Path, index: int, calls: int = 120) -> None:
+    lines = [{"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta", "payload": {"id": f"gen-codex-{index}", "cwd": "/home/dev/p", "cli_version": "0.104.0"}},
+             {"timestamp": "2026-03-01T10:00:00Z", "type": "turn_context", "payload": {"cwd": "/home/dev/p", "model": "gpt"}},
+             {"timestamp": "2026-03-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build it."}]}}]
+    for n in range(calls):
+        output = "Process exited with code 0\nOutput:\n" + ("ok line\n" * 60)
+        lines.append({"timestamp": "2026-03-01T10:00:01Z", "type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
+                      "arguments": json.dumps({"cmd": f"python -m pytest -q tests/test_{n}.py"}), "call_id": f"c{n}"}})
+        lines.append({"timestamp": "2026-03-01T10:00:02Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output}})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def timed(fn, files: list[Path]) -> float:
+    best = float("inf")
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        for path in files:
+            fn(path)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def throughput_row(label: str, files: list[Path], compare: bool) -> None:
+    megabytes = sum(path.stat().st_size for path in files) / 1e6
+    ours = timed(convert_source, files)
+    line = f"{label:<34} {len(files):>4} files {megabytes:8.2f} MB  ours {megabytes / ours:8.1f} MB/s"
+    if compare:
+        theirs = timed(atif_make_convert, files)
+        line += f"  atif-make {megabytes / theirs:8.1f} MB/s  ratio {theirs / ours:5.2f}x"
+    print(line)
+
+
+def dagster_overhead(corpus: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        plain_ws = Workspace(root=root / "plain")
+        keys = register_sources(plain_ws, corpus).new
+        start = time.perf_counter()
+        for key in keys:
+            convert_partition(plain_ws, key)
+            scan_partition(plain_ws, key)
+        plain = time.perf_counter() - start
+
+        dagster_ws = Workspace(root=root / "dagster")
+        register_sources(dagster_ws, corpus)
+        config = root / "config.yaml"
+        config.write_text(f"source: {{path: {corpus}}}\n")
+        (root / "home").mkdir()
+        with dg.DagsterInstance.local_temp(str(root / "home")) as instance:
+            instance.add_dynamic_partitions(trajectories.name, keys)
+            job = build_definitions(
+                WorkspaceResource(root=str(dagster_ws.root)), PipelineResource(config_path=str(config))
+            ).resolve_job_def(PIPELINE_JOB)
+            start = time.perf_counter()
+            result = job.execute_in_process(
+                instance=instance,
+                run_config={"loggers": {"console": {"config": {"log_level": "ERROR"}}}},
+                tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
+            )
+            in_dagster = time.perf_counter() - start
+            assert result.success
+        print(
+            f"cheap stages, {len(keys)} partitions: plain loop {plain:6.2f} s   one Dagster run (SQLite) "
+            f"{in_dagster:6.2f} s   overhead {in_dagster / plain:4.2f}x (target < 2x)"
+        )
+
+
+def main() -> None:
+    real_cc = sorted((REAL / "session-share").glob("*.jsonl"))
+    real_codex = sorted((REAL / "localpush-codex").glob("*.jsonl"))
+    real_pi = sorted((REAL / "pi-mono").glob("*.jsonl"))
+    print("conversion throughput (best of 3)")
+    throughput_row("real Claude Code (session-share)", real_cc, compare=True)
+    throughput_row("real Codex (localpush-codex)", real_codex, compare=True)
+    throughput_row("real pi (pi-mono; no atif-make)", real_pi, compare=False)
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus"
+        corpus.mkdir()
+        for index in range(100):
+            generated_claude_code(corpus / f"cc-{index}.jsonl", index)
+            generated_codex(corpus / f"codex-{index}.jsonl", index)
+        files = sorted(corpus.glob("*.jsonl"))
+        throughput_row("generated corpus (100 CC + 100 Codex)", files, compare=True)
+        dagster_overhead(corpus)
+
+
+if __name__ == "__main__":
+    main()
