@@ -17,6 +17,7 @@ Embedded sub-agent trajectories are replayed where the parent's call returns the
 from __future__ import annotations
 
 import fnmatch
+import json
 import posixpath
 import shlex
 from dataclasses import dataclass, field
@@ -170,6 +171,20 @@ class _Replayer:
                 self._lose(c, path, "notebook_edit")
 
     # -- helpers ------------------------------------------------------------------
+
+    def resolve_dir(self, raw: str, cwd: str | None) -> object:
+        return self.paths.resolve_dir(raw, cwd)
+
+    def npm_scripts(self, cwd: str) -> dict[str, str] | None:
+        directory = self.paths.relative_dir(cwd)
+        text = self.vfs.content(posixpath.join(directory, "package.json") if directory else "package.json") if directory is not None else None
+        if text is None:
+            return None
+        try:
+            scripts = json.loads(text).get("scripts")
+        except (ValueError, AttributeError):
+            return None
+        return {k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else None
 
     def _resolve(self, c: _Call, raw: str, cwd: str | None = None) -> str | None:
         resolved = self.paths.resolve(raw, cwd if cwd is not None else c.cwd)
@@ -366,7 +381,7 @@ class _Replayer:
         command, workdir = parsed
         cwd = self.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
         cwd = cwd if isinstance(cwd, str) else None
-        analysis = analyse_shell(command, cwd, self.paths.resolve_dir)
+        analysis = analyse_shell(command, cwd, self)
         index = self.fidelity.commands
         self.manifests.append(self.vfs.manifest(index))
         relative_cwd = self.paths.relative_dir(cwd) if cwd else None

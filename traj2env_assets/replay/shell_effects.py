@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from traj2env_assets.replay.models import ShellEffects
 from traj2env_assets.replay.shell_syntax import Redirect, SimpleCommand, Word, expand_heredoc, parse_shell
@@ -96,6 +98,16 @@ class PatchText:
 FileOp = WriteFrom | LosePath | LoseUnder | LoseAll | LoseMentioned | RemovePath | MovePath | MakeDir | Touch | PatchText
 
 
+class ShellContext(Protocol):
+    """What the analysis may ask about the session at this point."""
+
+    def resolve_dir(self, raw: str, cwd: str | None) -> object:
+        """The absolute directory ``cd raw`` leads to, as a string, or anything else if unknown."""
+
+    def npm_scripts(self, cwd: str) -> Mapping[str, str] | None:
+        """The ``scripts`` of the known package.json in absolute directory ``cwd``."""
+
+
 @dataclass
 class ShellAnalysis:
     ops: list[FileOp] = field(default_factory=list)
@@ -127,6 +139,7 @@ _READ_ONLY_SUBCOMMANDS = {
 }
 _READ_ONLY_PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "pyright", "flake8", "pylint", "pyflakes", "json.tool", "py_compile", "compileall", "doctest"})
 _RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "pnpm": "exec", "npm": "exec"}
+_NPM_CLIENTS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _WRAPPERS = frozenset({"sudo", "time", "nohup", "command", "exec", "builtin", "nice", "stdbuf"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
 _INTERPRETERS = frozenset({"python", "python3", "node", "ruby", "perl", "deno", "bun", "php"})
@@ -216,9 +229,10 @@ def _echo(args: list[str]) -> str:
 
 
 class _CommandReader:
-    def __init__(self, paths_cwd: str | None, resolve_dir) -> None:  # noqa: ANN001 - a callable
-        self.cwd = paths_cwd
-        self.resolve_dir = resolve_dir
+    def __init__(self, cwd: str | None, context: ShellContext, depth: int) -> None:
+        self.cwd = cwd
+        self.context = context
+        self.nesting = depth
         self.analysis = ShellAnalysis()
         self.saved_cwds: list[str | None] = []
         self.depth = 0
@@ -326,6 +340,8 @@ class _CommandReader:
             self._formatter(name, args)
         elif name in _READ_ONLY_SUBCOMMANDS and argv[:1] and argv[0] in _READ_ONLY_SUBCOMMANDS[name]:
             pass
+        elif name in _NPM_CLIENTS and (script := _npm_script_name(name, argv)) is not None:
+            self._npm_script(script)
         elif name.startswith("python") and argv[:1] == ["-m"] and len(argv) > 1 and argv[1] in _READ_ONLY_PYTHON_MODULES:
             pass
         elif name == "node" and "--test" in argv:
@@ -342,12 +358,25 @@ class _CommandReader:
             self.analysis.raise_to("opaque")
         return None
 
+    def _npm_script(self, script: str) -> None:
+        # A script replay can read in the known package.json is judged by its body
+        # (with its pre/post hooks); its file operations are not applied, only whether
+        # it may change files. Unknown scripts may do anything.
+        scripts = self.context.npm_scripts(self.cwd) if self.cwd is not None else None
+        if scripts is None or script not in scripts or self.nesting >= 3:
+            self.analysis.raise_to("opaque")
+            return
+        for name in (f"pre{script}", script, f"post{script}"):
+            if name in scripts:
+                nested = analyse_shell(scripts[name], self.cwd, self.context, self.nesting + 1)
+                self.analysis.raise_to("none" if nested.effects == "none" else "opaque")
+
     def _cd(self, args: list[Word]) -> None:
         targets = [w for w in args if not w.text.startswith("-") or w.text == "-"]
         if not targets or not targets[0].literal or targets[0].text == "-":
             self.cwd = None
             return
-        resolved = self.resolve_dir(targets[0].text, self.cwd)
+        resolved = self.context.resolve_dir(targets[0].text, self.cwd)
         self.cwd = resolved if isinstance(resolved, str) else None
 
     def _tee(self, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
@@ -487,7 +516,7 @@ class _CommandReader:
             self.analysis.raise_to("opaque")
             return
         if name in _SHELLS:
-            nested = analyse_shell(inline, self.cwd, self.resolve_dir)
+            nested = analyse_shell(inline, self.cwd, self.context, self.nesting + 1)
             self.analysis.ops.extend(nested.ops)
             self.analysis.raise_to(nested.effects)
             return
@@ -496,11 +525,23 @@ class _CommandReader:
             self.analysis.ops.append(LoseMentioned(inline, "inline_script_write"))
 
 
-def analyse_shell(command: str, cwd: str | None, resolve_dir) -> ShellAnalysis:  # noqa: ANN001 - a callable
-    """File operations of ``command`` run in ``cwd``; ``resolve_dir(raw, cwd)`` gives the
-    absolute directory for ``cd`` (a string) or anything else when it cannot."""
+def _npm_script_name(client: str, argv: list[str]) -> str | None:
+    operands = [a for a in argv if not a.startswith("-")]
+    if not operands:
+        return None
+    if operands[0] in ("test", "t", "tst"):
+        return "test"
+    if operands[0] in ("run", "run-script"):
+        return operands[1] if len(operands) > 1 else None
+    if client != "npm" and operands[0] not in ("install", "add", "remove", "exec", "dlx", "x", "i"):
+        return operands[0]
+    return None
+
+
+def analyse_shell(command: str, cwd: str | None, context: ShellContext, depth: int = 0) -> ShellAnalysis:
+    """File operations of ``command`` run in absolute directory ``cwd`` (None = unknown)."""
     parsed = parse_shell(command)
-    reader = _CommandReader(cwd, resolve_dir)
+    reader = _CommandReader(cwd, context, depth)
     for simple in parsed.commands:
         reader.run(simple)
     if not parsed.complete:

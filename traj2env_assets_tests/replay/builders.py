@@ -12,8 +12,9 @@ ROOT = "/home/dev/proj"
 class SessionBuilder:
     """Appends steps in order; each tool call gets its result on the same step."""
 
-    def __init__(self, cwd: str | None = ROOT, source_format: str = "claude-code") -> None:
+    def __init__(self, cwd: str | None = ROOT, source_format: str = "claude-code", id_prefix: str = "call") -> None:
         self.cwd = cwd
+        self.id_prefix = id_prefix
         self.source_format = source_format
         self.steps: list[dict[str, Any]] = []
 
@@ -33,7 +34,7 @@ class SessionBuilder:
         file_content: str | None = None,
         cwd: str | None = None,
     ) -> SessionBuilder:
-        call_id = f"call_{len(self.steps)}"
+        call_id = f"{self.id_prefix}_{len(self.steps)}"
         call: dict[str, Any] = {"tool_call_id": call_id, "function_name": name, "arguments": arguments}
         if cwd is not None:
             call["extra"] = {"cwd": cwd}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from atif import Trajectory
+
 from traj2env_assets.replay import ReplayRecord, ShellCommand, replay_trajectory, write_record
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
@@ -298,3 +300,32 @@ def test_shell_commands_in_timeline_carry_cwd_and_timestamp(tmp_path: Path) -> N
     command = record.timeline[1]
     assert isinstance(command, ShellCommand)
     assert command.cwd == "src"
+
+
+def test_npm_scripts_are_judged_from_the_known_package_json(tmp_path: Path) -> None:
+    package = '{"scripts": {"test": "node --test test/", "check": "biome check --write . && tsc --noEmit"}}'
+    session = (
+        SessionBuilder()
+        .bash("npm test")
+        .call("Write", {"file_path": "package.json", "content": package})
+        .bash("npm test")
+        .bash("npm run check")
+        .bash("npm run missing")
+    )
+    record = _record(session, tmp_path)
+    assert [c.effects for c in record.shell_commands()] == ["opaque", "none", "opaque", "opaque"]
+    assert record.files_before(3) == {"package.json": package}
+
+
+def test_embedded_subagent_edits_replay_where_the_parent_call_returns(tmp_path: Path) -> None:
+    parent = SessionBuilder().call("Write", {"file_path": "a.py", "content": "a = 1\n"}).call("Task", {"prompt": "edit a"}).bash("cat a.py")
+    child = SessionBuilder(id_prefix="sub").user("edit a").call("Edit", {"file_path": f"{ROOT}/a.py", "old_string": "1", "new_string": "2"})
+    document = parent.build().model_dump(exclude_none=True)
+    document["steps"][1]["observation"]["results"][0]["subagent_trajectory_ref"] = [{"trajectory_id": "sub-1"}]
+    document["subagent_trajectories"] = [{**child.build().model_dump(exclude_none=True), "trajectory_id": "sub-1"}]
+    result = replay_trajectory(Trajectory.model_validate(document))
+    write_record(result, tmp_path / "r")
+    record = ReplayRecord.load(tmp_path / "r")
+    assert record.files_before(0) == {"a.py": "a = 2\n"}
+    assert [e.kind for e in record.timeline if getattr(e, "subagent", None) == "sub-1"] == ["file_event"]
+    assert result.record.fidelity.user_requests == 0
