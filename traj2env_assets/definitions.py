@@ -7,6 +7,7 @@ import os
 import dagster as dg
 
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.report import run_report
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.defs.sensors import PER_TRAJECTORY_ASSETS, trajectory_folder_sensor
@@ -18,7 +19,7 @@ REPORT_JOB = "run_report_job"
 def build_definitions(workspace: WorkspaceResource, pipeline: PipelineResource) -> dg.Definitions:
     """The code location; the CLI builds it with its own config, the UI with the environment's."""
     return dg.Definitions(
-        assets=[trajectory_atif, scan_verdict, run_report],
+        assets=[trajectory_atif, scan_verdict, replay_record, run_report],
         sensors=[trajectory_folder_sensor],
         jobs=[
             dg.define_asset_job(PIPELINE_JOB, selection=PER_TRAJECTORY_ASSETS),
