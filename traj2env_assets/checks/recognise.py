@@ -11,7 +11,6 @@ check*, lint*, typecheck, build*).
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 from collections.abc import Mapping
@@ -19,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.shell_syntax import SimpleCommand, parse_shell
 
 CheckTool = Literal[
@@ -100,14 +100,7 @@ def _pytest_targets(args: list[str]) -> list[str]:
 
 
 def _package_scripts(snapshot: Mapping[str, str], directory: str) -> dict[str, str] | None:
-    text = snapshot.get(posixpath.join(directory, "package.json") if directory else "package.json")
-    if text is None:
-        return None
-    try:
-        scripts = json.loads(text).get("scripts", {})
-    except (ValueError, AttributeError):
-        return None
-    return {k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else None
+    return package_scripts(snapshot.get(posixpath.join(directory, "package.json")))
 
 
 def _npm_script(argv: list[str]) -> str | None:

@@ -11,7 +11,6 @@ splices.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path

@@ -16,43 +16,20 @@ Embedded sub-agent trajectories are replayed where the parent's call returns the
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import posixpath
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from atif import Step, ToolCall, Trajectory
+from atif import Step, Trajectory
 
-from traj2env_assets.replay.apply_patch import AddFile, DeleteFile, PatchError, UpdateFile, apply_update, parse_patch
 from traj2env_assets.replay.content_store import ContentStore
-from traj2env_assets.replay.models import (
-    CommandManifest,
-    FileAction,
-    FileEvent,
-    RefusedPath,
-    ReplayFidelity,
-    ReplayRecordFile,
-    ShellCommand,
-    UserRequest,
-)
-from traj2env_assets.replay.paths import ProjectPaths, Refused
-from traj2env_assets.replay.shell_effects import (
-    FileOp,
-    LoseAll,
-    LoseMentioned,
-    LosePath,
-    LoseUnder,
-    MakeDir,
-    MovePath,
-    PatchText,
-    PathRef,
-    RemovePath,
-    Touch,
-    WriteFrom,
-    analyse_shell,
-)
+from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
+from traj2env_assets.replay.models import CommandManifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
+from traj2env_assets.replay.npm import package_scripts
+from traj2env_assets.replay.paths import ProjectPaths
+from traj2env_assets.replay.shell_effects import analyse_shell
+from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.text_edits import (
     EditError,
     Replacement,
@@ -61,8 +38,7 @@ from traj2env_assets.replay.text_edits import (
     decode_numbered_read,
     decode_pi_read,
 )
-from traj2env_assets.replay.tool_results import CallResult, read_result
-from traj2env_assets.replay.vfs import VirtualFS
+from traj2env_assets.replay.tool_results import read_result
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "shell_command", "exec_command", "local_shell_call"})
 
@@ -72,19 +48,6 @@ class ReplayResult:
     record: ReplayRecordFile
     manifests: list[CommandManifest]
     store: ContentStore
-
-
-@dataclass
-class _Call:
-    step: Step
-    call: ToolCall
-    result: CallResult
-    cwd: str | None
-    subagent: str | None
-
-    @property
-    def args(self) -> dict[str, Any]:
-        return self.call.arguments if isinstance(self.call.arguments, dict) else {}
 
 
 def _text_arg(args: dict[str, Any], *names: str) -> str | None:
@@ -104,21 +67,17 @@ def _session_cwd(trajectory: Trajectory) -> str | None:
 
 @dataclass
 class _Replayer:
-    paths: ProjectPaths
+    state: ReplayState
     session_cwd: str | None
-    store: ContentStore = field(default_factory=ContentStore)
-    fidelity: ReplayFidelity = field(default_factory=ReplayFidelity)
-    record: ReplayRecordFile = field(default_factory=ReplayRecordFile)
     manifests: list[CommandManifest] = field(default_factory=list)
     seen_calls: set[str] = field(default_factory=set)
     running: dict[str, ShellCommand] = field(default_factory=dict)
+    """Codex unified-exec sessions still running, by session id."""
     visited_subagents: set[str] = field(default_factory=set)
-    symlinks: set[str] = field(default_factory=set)
-    """Paths made symlinks by ``ln``: their target is unknown, so writing through them
-    could mean writing anywhere; such writes are refused."""
 
-    def __post_init__(self) -> None:
-        self.vfs = VirtualFS(self.store)
+    @property
+    def fidelity(self) -> ReplayFidelity:
+        return self.state.fidelity
 
     # -- walking the trajectory -------------------------------------------------
 
@@ -137,7 +96,7 @@ class _Replayer:
                 self.seen_calls.add(call.tool_call_id)
                 raw_result = results.get(call.tool_call_id)
                 call_cwd = (call.extra or {}).get("cwd") if isinstance(call.extra, dict) else None
-                context = _Call(step, call, read_result(raw_result), call_cwd or self.session_cwd, subagent)
+                context = CallContext(step, call, read_result(raw_result), call_cwd or self.session_cwd, subagent)
                 self._dispatch(context)
                 for ref in (raw_result.subagent_trajectory_ref or []) if raw_result else []:
                     sub = embedded.get(ref.trajectory_id or "")
@@ -148,10 +107,10 @@ class _Replayer:
     def _user_request(self, step: Step) -> None:
         message = step.message
         text = message if isinstance(message, str) else "\n".join(p.text or "" for p in message if p.type == "text")
-        self.record.timeline.append(UserRequest(step_id=step.step_id, text=text, timestamp=step.timestamp))
+        self.state.record.timeline.append(UserRequest(step_id=step.step_id, text=text, timestamp=step.timestamp))
         self.fidelity.user_requests += 1
 
-    def _dispatch(self, c: _Call) -> None:
+    def _dispatch(self, c: CallContext) -> None:
         name = c.call.function_name
         if name in ("Write", "write"):
             self._write(c)
@@ -167,99 +126,33 @@ class _Replayer:
             self._write_stdin(c)
         elif name == "NotebookEdit":
             raw = _text_arg(c.args, "notebook_path")
-            if raw and (path := self._resolve(c, raw)) is not None:
-                self._lose(c, path, "notebook_edit")
+            if raw and (path := self.state.resolve(c, raw)) is not None:
+                self.state.lose(c, path, "notebook_edit")
 
     # -- helpers ------------------------------------------------------------------
 
     def resolve_dir(self, raw: str, cwd: str | None) -> object:
-        return self.paths.resolve_dir(raw, cwd)
+        return self.state.paths.resolve_dir(raw, cwd)
 
     def npm_scripts(self, cwd: str) -> dict[str, str] | None:
-        directory = self.paths.relative_dir(cwd)
-        text = self.vfs.content(posixpath.join(directory, "package.json") if directory else "package.json") if directory is not None else None
-        if text is None:
+        directory = self.state.paths.relative_dir(cwd)
+        if directory is None:
             return None
-        try:
-            scripts = json.loads(text).get("scripts")
-        except (ValueError, AttributeError):
-            return None
-        return {k: v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else None
-
-    def _resolve(self, c: _Call, raw: str, cwd: str | None = None) -> str | None:
-        resolved = self.paths.resolve(raw, cwd if cwd is not None else c.cwd)
-        if isinstance(resolved, Refused):
-            self._refuse(c, raw, resolved.reason)
-            return None
-        if self.symlinks and any(p in self.symlinks for p in (resolved.path, *_parents(resolved.path))):
-            self._refuse(c, raw, "symlink")
-            return None
-        return resolved.path
-
-    def _refuse(self, c: _Call, raw: str, reason: str) -> None:
-        self.record.refused_paths.append(
-            RefusedPath(
-                step_id=c.step.step_id,
-                tool_call_id=c.call.tool_call_id,
-                tool_name=c.call.function_name,
-                raw_path=raw,
-                reason=reason,
-            )
-        )
-        self.fidelity.unsafe_paths += 1
-        reasons = self.fidelity.unsafe_paths_by_reason
-        reasons[reason] = reasons.get(reason, 0) + 1
-
-    def _event(self, c: _Call, path: str, action: FileAction, applied: bool, reason: str | None = None) -> None:
-        self.record.timeline.append(
-            FileEvent(
-                step_id=c.step.step_id,
-                tool_call_id=c.call.tool_call_id,
-                tool_name=c.call.function_name,
-                path=path,
-                action=action,
-                applied=applied,
-                reason=reason,
-                content_hash=self.vfs.known.get(path),
-                timestamp=c.step.timestamp,
-                subagent=c.subagent,
-            )
-        )
-
-    def _set(self, c: _Call, path: str, text: str, action: FileAction) -> None:
-        self.vfs.set_content(path, text, action, c.step.step_id)
-        if action != "read":
-            self.fidelity.edits_applied += 1
-        self._event(c, path, action, True)
-
-    def _lose(self, c: _Call, path: str, reason: str) -> None:
-        self.vfs.mark_lost(path, reason, c.step.step_id)
-        self._event(c, path, "lost", False, reason)
-
-    def _fail(self, c: _Call, path: str, action: FileAction, reason: str) -> None:
-        self.fidelity.edits_failed += 1
-        failures = self.fidelity.edits_failed_by_reason
-        failures[reason] = failures.get(reason, 0) + 1
-        self._event(c, path, action, False, reason)
-        self.vfs.mark_lost(path, reason, c.step.step_id)
-
-    def _reject(self, c: _Call, path: str, action: FileAction) -> None:
-        self.fidelity.edits_rejected += 1
-        self._event(c, path, action, False, "tool_error" if c.result.present else "no_result")
+        return package_scripts(self.state.vfs.content(posixpath.join(directory, "package.json")))
 
     # -- file tools ---------------------------------------------------------------
 
-    def _write(self, c: _Call) -> None:
+    def _write(self, c: CallContext) -> None:
         raw = _text_arg(c.args, "file_path", "path")
         content = _text_arg(c.args, "content")
-        if raw is None or content is None or (path := self._resolve(c, raw)) is None:
+        if raw is None or content is None or (path := self.state.resolve(c, raw)) is None:
             return
         if c.result.rejected:
-            self._reject(c, path, "write")
+            self.state.reject(c, path, "write")
             return
-        self._set(c, path, content, "write")
+        self.state.set(c, path, content, "write")
 
-    def _edit_list(self, c: _Call) -> tuple[list[Replacement], bool] | None:
+    def _edit_list(self, c: CallContext) -> tuple[list[Replacement], bool] | None:
         args = c.args
         name = c.call.function_name
         if name == "edit":
@@ -284,63 +177,63 @@ class _Replayer:
             replacements.append(Replacement(old, new, bool(edit.get("replace_all"))))
         return replacements, False
 
-    def _edit(self, c: _Call) -> None:
+    def _edit(self, c: CallContext) -> None:
         raw = _text_arg(c.args, "file_path", "path")
-        if raw is None or (path := self._resolve(c, raw)) is None:
+        if raw is None or (path := self.state.resolve(c, raw)) is None:
             return
         if c.result.rejected:
-            self._reject(c, path, "edit")
+            self.state.reject(c, path, "edit")
             return
         parsed = self._edit_list(c)
         if parsed is None:
-            self._fail(c, path, "edit", "invalid_arguments")
+            self.state.fail(c, path, "edit", "invalid_arguments")
             return
         self._pre_image(c, path)
-        current = self.vfs.content(path)
+        current = self.state.vfs.content(path)
         if current is None:
-            self._fail(c, path, "edit", "file_unknown")
+            self.state.fail(c, path, "edit", "file_unknown")
             return
         edits, pi_semantics = parsed
         try:
             updated = apply_against_original(current, edits) if pi_semantics else apply_sequential(current, edits)
         except EditError as error:
-            self._fail(c, path, "edit", error.reason)
+            self.state.fail(c, path, "edit", error.reason)
             return
-        self._set(c, path, updated, "edit")
+        self.state.set(c, path, updated, "edit")
 
-    def _pre_image(self, c: _Call, path: str) -> None:
+    def _pre_image(self, c: CallContext, path: str) -> None:
         original = c.result.extra.original_file if c.result.extra else None
         if original is None:
             return
-        current = self.vfs.content(path)
+        current = self.state.vfs.content(path)
         if current == original:
             return
         if current is not None:
             self.fidelity.resyncs += 1
-        self.vfs.set_content(path, original, "pre_image", c.step.step_id)
-        self._event(c, path, "pre_image", True)
+        self.state.vfs.set_content(path, original, "pre_image", c.step.step_id)
+        self.state.event(c, path, "pre_image", True)
 
-    def _read(self, c: _Call) -> None:
+    def _read(self, c: CallContext) -> None:
         raw = _text_arg(c.args, "file_path", "path")
-        if raw is None or (path := self._resolve(c, raw)) is None:
+        if raw is None or (path := self.state.resolve(c, raw)) is None:
             return
         if c.result.rejected:
             return
         partial = c.args.get("offset") is not None or c.args.get("limit") is not None
         content = None if partial else self._full_read_content(c)
         if content is None:
-            if not self.vfs.exists(path):
-                self._lose(c, path, "partial_read")
+            if not self.state.vfs.exists(path):
+                self.state.lose(c, path, "partial_read")
             return
         self.fidelity.full_reads += 1
-        current = self.vfs.content(path)
+        current = self.state.vfs.content(path)
         if current == content:
             return
         if current is not None:
             self.fidelity.resyncs += 1
-        self._set(c, path, content, "read")
+        self.state.set(c, path, content, "read")
 
-    def _full_read_content(self, c: _Call) -> str | None:
+    def _full_read_content(self, c: CallContext) -> str | None:
         extra = c.result.extra
         if extra is not None and extra.file_content is not None:
             whole = extra.file_start_line in (None, 1) and (
@@ -355,7 +248,7 @@ class _Replayer:
 
     # -- shell ----------------------------------------------------------------------
 
-    def _shell_command(self, c: _Call) -> tuple[str, str | None] | None:
+    def _shell_command(self, c: CallContext) -> tuple[str, str | None] | None:
         args = c.args
         workdir = _text_arg(args, "workdir", "working_directory", "cwd")
         command: Any = args.get("command", args.get("cmd"))
@@ -374,17 +267,17 @@ class _Replayer:
             return None
         return command, workdir
 
-    def _shell(self, c: _Call) -> None:
+    def _shell(self, c: CallContext) -> None:
         parsed = self._shell_command(c)
         if parsed is None:
             return
         command, workdir = parsed
-        cwd = self.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
+        cwd = self.state.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
         cwd = cwd if isinstance(cwd, str) else None
         analysis = analyse_shell(command, cwd, self)
         index = self.fidelity.commands
-        self.manifests.append(self.vfs.manifest(index))
-        relative_cwd = self.paths.relative_dir(cwd) if cwd else None
+        self.manifests.append(self.state.vfs.manifest(index))
+        relative_cwd = self.state.paths.relative_dir(cwd) if cwd else None
         is_error = c.result.is_error if c.result.present else None
         exit_code = c.result.exit_code
         if exit_code is None and c.call.function_name in ("Bash", "bash") and c.result.present:
@@ -403,7 +296,7 @@ class _Replayer:
             effects=analysis.effects,
             subagent=c.subagent,
         )
-        self.record.timeline.append(event)
+        self.state.record.timeline.append(event)
         self.fidelity.commands += 1
         if analysis.effects == "opaque":
             self.fidelity.opaque_commands += 1
@@ -412,9 +305,9 @@ class _Replayer:
         if c.result.not_run:
             return
         for op in analysis.ops:
-            self._apply_op(c, op)
+            apply_file_op(self.state, c, op)
 
-    def _write_stdin(self, c: _Call) -> None:
+    def _write_stdin(self, c: CallContext) -> None:
         session = c.args.get("session_id")
         event = self.running.get(str(session)) if session is not None else None
         if event is None or not c.result.present:
@@ -423,7 +316,7 @@ class _Replayer:
         if c.result.exit_code is not None:
             event.exit_code = c.result.exit_code
 
-    def _apply_patch_tool(self, c: _Call) -> None:
+    def _apply_patch_tool(self, c: CallContext) -> None:
         text = _text_arg(c.args, "input", "patch", "raw")
         if text is None:
             return
@@ -431,212 +324,32 @@ class _Replayer:
             self.fidelity.edits_rejected += 1
             return
         workdir = _text_arg(c.args, "workdir")
-        cwd = self.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
-        self._patch(c, text, cwd if isinstance(cwd, str) else None)
-
-    def _patch(self, c: _Call, text: str, cwd: str | None) -> None:
-        try:
-            ops = parse_patch(text)
-        except PatchError as error:
-            self.fidelity.edits_failed += 1
-            reasons = self.fidelity.edits_failed_by_reason
-            reasons[error.reason] = reasons.get(error.reason, 0) + 1
-            return
-        for op in ops:
-            path = self._resolve(c, op.path, cwd)
-            if path is None:
-                continue
-            if isinstance(op, AddFile):
-                self._set(c, path, op.content, "patch")
-            elif isinstance(op, DeleteFile):
-                self.vfs.delete(path, c.step.step_id)
-                self._event(c, path, "delete", True)
-            elif isinstance(op, UpdateFile):
-                self._patch_update(c, path, op, cwd)
-
-    def _patch_update(self, c: _Call, path: str, op: UpdateFile, cwd: str | None) -> None:
-        current = self.vfs.content(path)
-        if current is None:
-            self._fail(c, path, "patch", "file_unknown")
-            return
-        try:
-            updated = apply_update(current, op.chunks) if op.chunks else current
-        except PatchError as error:
-            self._fail(c, path, "patch", error.reason)
-            return
-        if op.move_to is None:
-            self._set(c, path, updated, "patch")
-            return
-        destination = self._resolve(c, op.move_to, cwd)
-        self.vfs.delete(path, c.step.step_id, "move")
-        self._event(c, path, "move", True)
-        if destination is not None:
-            self._set(c, destination, updated, "patch")
-
-    # -- shell file operations --------------------------------------------------------
-
-    def _ref(self, c: _Call, ref: PathRef) -> str | None:
-        if ref.cwd is None and not ref.raw.startswith(("/", "~")):
-            self._refuse(c, ref.raw, "unknown_cwd")
-            return None
-        return self._resolve(c, ref.raw, ref.cwd)
-
-    def _dir_ref(self, ref: PathRef) -> str | None:
-        absolute = self.paths.absolute(ref.raw, ref.cwd) if ref.cwd is not None else None
-        return self.paths.relative_dir(absolute) if isinstance(absolute, str) else None
-
-    def _apply_op(self, c: _Call, op: FileOp) -> None:
-        if isinstance(op, WriteFrom):
-            self._write_from(c, op)
-        elif isinstance(op, LosePath) and op.pattern:
-            for path in self._matching(op.target, recursive=False):
-                if path in self.vfs.known:
-                    self._lose(c, path, op.reason)
-        elif isinstance(op, LosePath):
-            if (path := self._ref(c, op.target)) is not None:
-                self._lose(c, path, op.reason)
-                if op.reason == "symlink":
-                    self.symlinks.add(path)
-        elif isinstance(op, LoseUnder):
-            directory = self._dir_ref(op.directory)
-            targets = list(self.vfs.known) if directory is None else self.vfs.paths_under(directory)
-            if directory is not None and self.vfs.exists(directory):
-                targets.append(directory)
-            for path in targets:
-                if path in self.vfs.known:
-                    self._lose(c, path, op.reason)
-        elif isinstance(op, LoseAll):
-            for path in list(self.vfs.known):
-                self._lose(c, path, op.reason)
-        elif isinstance(op, LoseMentioned):
-            for path in list(self.vfs.known):
-                if path in op.text or posixpath.basename(path) in op.text:
-                    self._lose(c, path, op.reason)
-        elif isinstance(op, RemovePath):
-            self._remove(c, op)
-        elif isinstance(op, MovePath):
-            self._move(c, op)
-        elif isinstance(op, MakeDir):
-            if (directory := self._dir_ref(op.target)) is not None:
-                self.vfs.add_dir(directory)
-        elif isinstance(op, Touch):
-            if (path := self._ref(c, op.target)) is not None and not self.vfs.exists(path):
-                if path in self.vfs.deleted:
-                    self._set(c, path, "", "redirect")
-                else:
-                    self._lose(c, path, "touch_unknown_file")
-        elif isinstance(op, PatchText):
-            self._patch(c, op.text, op.cwd)
-
-    def _write_from(self, c: _Call, op: WriteFrom) -> None:
-        path = self._ref(c, op.target)
-        if path is None:
-            return
-        pieces: list[str] = []
-        for part in op.parts:
-            if isinstance(part, str):
-                pieces.append(part)
-                continue
-            source = self._ref(c, part)
-            text = self.vfs.content(source) if source is not None else None
-            if text is None:
-                self._lose(c, path, "shell_copy_unknown_source")
-                return
-            pieces.append(text)
-        text = "".join(pieces)
-        if op.append:
-            base = self.vfs.content(path)
-            if base is None and path not in self.vfs.deleted:
-                self._lose(c, path, "append_to_unknown_file")
-                return
-            text = (base or "") + text
-        action: FileAction = "heredoc" if op.action == "heredoc" else "redirect"
-        self._set(c, path, text, action)
-
-    def _matching(self, target: PathRef, recursive: bool) -> list[str]:
-        """Known or lost files a glob names (with ``recursive``, also files under a match)."""
-        absolute = self.paths.absolute(target.raw, target.cwd) if target.cwd else None
-        pattern = self.paths.relative_dir(absolute) if isinstance(absolute, str) else None
-        if pattern is None:
-            return []
-        return [
-            path
-            for path in [*self.vfs.known, *self.vfs.lost]
-            if fnmatch.fnmatchcase(path, pattern)
-            or (recursive and any(fnmatch.fnmatchcase(prefix, pattern) for prefix in _parents(path)))
-        ]
-
-    def _remove(self, c: _Call, op: RemovePath) -> None:
-        if op.pattern:
-            for path in self._matching(op.target, op.recursive):
-                self.vfs.delete(path, c.step.step_id)
-                self._event(c, path, "delete", True)
-            return
-        path = self._ref(c, op.target)
-        if path is None:
-            return
-        for inside in self.vfs.paths_under(path):
-            self.vfs.delete(inside, c.step.step_id)
-            self._event(c, inside, "delete", True)
-        self.vfs.delete(path, c.step.step_id)
-        self._event(c, path, "delete", True)
-
-    def _move(self, c: _Call, op: MovePath) -> None:
-        source = self._ref(c, op.source)
-        destination = self._ref(c, op.destination)
-        if destination is None:
-            if source is not None and not op.keep_source:
-                self._lose(c, source, "moved_outside_project")
-            return
-        if source is None:
-            self._lose(c, destination, "shell_copy_unknown_source")
-            return
-        if op.destination.raw.endswith("/") or self.vfs.is_dir(destination):
-            destination = posixpath.join(destination, posixpath.basename(source))
-        action: FileAction = "copy" if op.keep_source else "move"
-        moves = [(source, destination)] if self.vfs.exists(source) else [
-            (inside, destination + inside[len(source) :]) for inside in self.vfs.paths_under(source)
-        ]
-        if not moves:
-            self._lose(c, destination, "shell_copy_unknown_source")
-            return
-        for old, new in moves:
-            text = self.vfs.content(old)
-            if text is None:
-                self._lose(c, new, self.vfs.lost.get(old, "shell_copy_unknown_source"))
-            else:
-                self._set(c, new, text, action)
-            if not op.keep_source:
-                self.vfs.delete(old, c.step.step_id, "move")
-                self._event(c, old, "move", True)
+        cwd = self.state.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
+        apply_patch_text(self.state, c, text, cwd if isinstance(cwd, str) else None)
 
     # -- result ---------------------------------------------------------------------------
 
     def finish(self) -> ReplayResult:
-        vfs = self.vfs
-        self.record.files = vfs.summaries()
-        self.fidelity.files_rebuilt = len(vfs.known)
-        self.fidelity.files_lost = len(vfs.lost)
-        self.fidelity.files_deleted = sum(1 for path in vfs.deleted if path in vfs.history)
-        self.fidelity.events = len(self.record.timeline)
-        self.fidelity.stored_bytes = self.store.stored_bytes
-        self.record.fidelity = self.fidelity
-        return ReplayResult(record=self.record, manifests=self.manifests, store=self.store)
-
-
-def _parents(path: str) -> list[str]:
-    parts = path.split("/")
-    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+        vfs, record, fidelity = self.state.vfs, self.state.record, self.state.fidelity
+        record.files = vfs.summaries()
+        fidelity.files_rebuilt = len(vfs.known)
+        fidelity.files_lost = len(vfs.lost)
+        fidelity.files_deleted = sum(1 for path in vfs.deleted if path in vfs.history)
+        fidelity.events = len(record.timeline)
+        fidelity.stored_bytes = self.state.store.stored_bytes
+        record.fidelity = fidelity
+        return ReplayResult(record=record, manifests=self.manifests, store=self.state.store)
 
 
 def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -> ReplayResult:
     """Replay ``trajectory``; ``project_root`` overrides the session cwd as the root."""
     session_cwd = _session_cwd(trajectory)
     root = project_root or session_cwd
-    replayer = _Replayer(paths=ProjectPaths(root), session_cwd=session_cwd or root)
+    state = ReplayState(paths=ProjectPaths(root))
     extra = trajectory.extra if isinstance(trajectory.extra, dict) else {}
-    replayer.record.project_root = replayer.paths.root
-    replayer.record.source_format = extra.get("source_format") if isinstance(extra.get("source_format"), str) else None
-    replayer.record.session_id = trajectory.session_id
+    state.record.project_root = state.paths.root
+    state.record.source_format = extra.get("source_format") if isinstance(extra.get("source_format"), str) else None
+    state.record.session_id = trajectory.session_id
+    replayer = _Replayer(state=state, session_cwd=session_cwd or root)
     replayer.run(trajectory)
     return replayer.finish()
