@@ -1,0 +1,156 @@
+"""Mine repair candidates: a check that failed, then passed later, with only file edits between.
+
+Between the failing run and the passing run every shell command must be a read
+(``effects == "none"``), a file change replay modelled (``tracked``: heredocs,
+redirections, apply_patch) or another run of the same check. Anything opaque (an
+install, a script, a build) ends the window: the environment may have changed, so the
+fix alone would not explain the pass. When a check fails several times before it
+passes, the last failing run is used: its snapshot is closest to the fix and its
+output describes exactly that state.
+
+Skip reasons of this stage (exact strings):
+- ``fix_changes_check_config``: the fix edits the check's configuration or its tests.
+- ``fix_files_lost``: a file the fix touched is lost in the replay (its content is unknown).
+- ``no_file_changes``: the same files failed and then passed (flaky or environmental).
+- ``duplicate``: the same fix was already found in this trajectory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from traj2env_assets.checks import CheckCommand, parse_check_result, recognise_check
+from traj2env_assets.families.repair.check_config import config_changes
+from traj2env_assets.replay import ReplayRecord, ShellCommand
+from traj2env_assets.sources import safe_key
+
+CandidateReason = Literal["fix_changes_check_config", "fix_files_lost", "no_file_changes", "duplicate"]
+
+
+class RepairCandidate(BaseModel):
+    """One fail→pass pair and everything the later stages need to build its task."""
+
+    task_id: str
+    partition_key: str
+    status: Literal["candidate", "dropped"] = "candidate"
+    reason: str | None = None
+    detail: str | None = None
+    check: CheckCommand
+    cwd: str = ""
+    """The check's directory relative to the project root."""
+    fail_command_index: int
+    pass_command_index: int
+    fail_exit_code: int | None = None
+    failing_ids: list[str] = Field(default_factory=list)
+    failure_output: str = ""
+    timestamp: str | None = None
+    """When the failing run happened (pins dependencies to the trajectory's date)."""
+    fix_hash: str
+    project_files: dict[str, str] = Field(default_factory=dict)
+    """The project just before the failing run, without lost files."""
+    fixed_files: dict[str, str] = Field(default_factory=dict)
+    """Files the fix added or changed, with their content just before the passing run."""
+    deleted_files: list[str] = Field(default_factory=list)
+    lost_files: list[str] = Field(default_factory=list)
+    """Files lost at the failing run (absent from the environment)."""
+    config_paths: list[str] = Field(default_factory=list)
+
+    def dropped(self, reason: str, detail: str) -> RepairCandidate:
+        return self.model_copy(update={"status": "dropped", "reason": reason, "detail": detail})
+
+
+def _fix_hash(fixed: dict[str, str], deleted: list[str]) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(fixed):
+        digest.update(f"{path}\0{hashlib.sha256(fixed[path].encode()).hexdigest()}\0".encode())
+    for path in sorted(deleted):
+        digest.update(f"{path}\0<deleted>\0".encode())
+    return digest.hexdigest()[:12]
+
+
+def _signature(command: ShellCommand) -> str:
+    return f"{command.cwd}\0{command.command.strip()}"
+
+
+def task_id_for(partition_key: str, fix_hash: str) -> str:
+    return safe_key(f"{partition_key}-{fix_hash}").lower()
+
+
+def _recognised(record: ReplayRecord, command: ShellCommand) -> CheckCommand | None:
+    if command.cwd is None:
+        return None
+    snapshot = record.files_before(command.command_index)
+    return recognise_check(command.command, snapshot, cwd=command.cwd)
+
+
+def _candidate(
+    record: ReplayRecord, partition_key: str, check: CheckCommand, fail: ShellCommand, passed: ShellCommand
+) -> RepairCandidate:
+    before = record.files_before(fail.command_index)
+    after = record.files_before(passed.command_index)
+    lost_at_fail = record.lost_before(fail.command_index)
+    lost_at_pass = record.lost_before(passed.command_index)
+    fixed = {path: content for path, content in after.items() if before.get(path) != content}
+    deleted = sorted(path for path in before if path not in after and path not in lost_at_pass)
+    fix_hash = _fix_hash(fixed, deleted)
+    result = parse_check_result(check, fail.output, fail.exit_code)
+    candidate = RepairCandidate(
+        task_id=task_id_for(partition_key, fix_hash),
+        partition_key=partition_key,
+        check=check,
+        cwd=fail.cwd or "",
+        fail_command_index=fail.command_index,
+        pass_command_index=passed.command_index,
+        fail_exit_code=fail.exit_code,
+        failing_ids=result.failing_ids,
+        failure_output=fail.output,
+        timestamp=fail.timestamp,
+        fix_hash=fix_hash,
+        project_files=before,
+        fixed_files=fixed,
+        deleted_files=deleted,
+        lost_files=sorted(lost_at_fail),
+    )
+    newly_lost = sorted(lost_at_pass - lost_at_fail)
+    if newly_lost:
+        return candidate.dropped("fix_files_lost", f"changed but not known in full: {', '.join(newly_lost)}")
+    if not fixed and not deleted:
+        return candidate.dropped("no_file_changes", "no project file changed between the failing and the passing run")
+    offending = config_changes(check, before, sorted([*fixed, *deleted]), after)
+    if offending:
+        return candidate.model_copy(update={"config_paths": offending}).dropped(
+            "fix_changes_check_config", f"the fix edits {', '.join(offending)}"
+        )
+    return candidate
+
+
+def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[RepairCandidate]:
+    """Every fail→pass pair of one check in the record, kept or dropped with a reason."""
+    pending: dict[str, tuple[CheckCommand, ShellCommand]] = {}
+    candidates: list[RepairCandidate] = []
+    seen_fixes: set[str] = set()
+    for command in record.shell_commands():
+        check = _recognised(record, command)
+        signature = _signature(command)
+        if check is None:
+            if command.effects == "opaque":
+                pending.clear()
+            continue
+        result = parse_check_result(check, command.output, command.exit_code)
+        # A different check with opaque effects (e.g. an npm build) may change the environment.
+        if command.effects == "opaque" and signature not in pending:
+            pending.clear()
+        if not result.passed:
+            pending[signature] = (check, command)
+            continue
+        if signature in pending:
+            failed_check, fail = pending.pop(signature)
+            candidate = _candidate(record, partition_key, failed_check, fail, command)
+            if candidate.status == "candidate" and candidate.fix_hash in seen_fixes:
+                candidate = candidate.dropped("duplicate", "the same fix was already found in this trajectory")
+            seen_fixes.add(candidate.fix_hash)
+            candidates.append(candidate)
+    return candidates

@@ -1,0 +1,41 @@
+"""``instruction.md`` for a repair task: the failing check and what it printed, in the user's voice.
+
+The excerpt comes from the failing run's recorded output (the state before the fix),
+so it never shows the fix itself. Long outputs keep their head (the command's own
+summary line is often first) and their tail (the failure summary), with a marker
+where lines were cut.
+"""
+
+from __future__ import annotations
+
+from traj2env_assets.families.repair.candidates import RepairCandidate
+
+EXCERPT_HEAD_LINES = 15
+EXCERPT_TAIL_LINES = 45
+MAX_LINE_CHARS = 300
+
+
+def failure_excerpt(output: str) -> str:
+    lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …" for line in output.rstrip().splitlines()]
+    if len(lines) <= EXCERPT_HEAD_LINES + EXCERPT_TAIL_LINES:
+        return "\n".join(lines)
+    cut = len(lines) - EXCERPT_HEAD_LINES - EXCERPT_TAIL_LINES
+    return "\n".join([*lines[:EXCERPT_HEAD_LINES], f"[… {cut} lines cut …]", *lines[-EXCERPT_TAIL_LINES:]])
+
+
+def repair_instruction(candidate: RepairCandidate) -> str:
+    where = f"`/workspace/{candidate.cwd}`" if candidate.cwd else "`/workspace`"
+    fence = "````" if "```" in candidate.failure_output else "```"
+    failing = ""
+    if candidate.failing_ids:
+        shown = candidate.failing_ids[:10]
+        more = f"\n- … and {len(candidate.failing_ids) - len(shown)} more" if len(candidate.failing_ids) > len(shown) else ""
+        failing = "These fail:\n\n" + "\n".join(f"- `{test_id}`" for test_id in shown) + more + "\n\n"
+    return (
+        f"When I run `{candidate.check.command.strip()}` in {where}, it fails. This is what it printed:\n\n"
+        f"{fence}\n{failure_excerpt(candidate.failure_output)}\n{fence}\n\n"
+        f"{failing}"
+        "Please fix the code so that this check passes. Don't change the tests or the test and "
+        "tool configuration (pytest/unittest settings, package.json scripts, tsconfig, linter "
+        "config): the check is run exactly as recorded, with the original tests and configuration.\n"
+    )
