@@ -26,7 +26,7 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
@@ -134,16 +134,27 @@ def run_matrix(
 ) -> MatrixResult:
     run_id = uuid.uuid4().hex
     started = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=max(1, parallelism))
+    futures: list[Future[TrialResult]] = []
     try:
-        with ThreadPoolExecutor(max_workers=max(1, parallelism)) as pool:
-            futures = [
-                pool.submit(run_trial, client, task, control, settings, run_id=run_id)
-                for control in controls
-            ]
-            results = [future.result() for future in futures]
+        for control in controls:
+            futures.append(pool.submit(run_trial, client, task, control, settings, run_id=run_id))
+        # A failed trial surfaces at once, not after the trials submitted before it.
+        done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+        for future in done:
+            if (error := future.exception()) is not None:
+                raise error
+        results = [future.result() for future in futures]
     except BaseException:
+        # Removing a trial's containers ends it, so keep sweeping until every running
+        # trial has stopped; a trial between phases may create one more container.
+        pool.shutdown(wait=False, cancel_futures=True)
+        while not all(future.done() for future in futures):
+            sweep_run(client, run_id)
+            wait(futures, timeout=0.5)
         sweep_run(client, run_id)
         raise
+    pool.shutdown(wait=True)
     return MatrixResult(results=results, seconds=round(time.monotonic() - started, 3))
 
 

@@ -1,0 +1,66 @@
+"""Fixtures for the real-engine tests: the engine, the bases, and the two sample tasks built.
+
+The session ends by asserting that no container, network or volume carrying the project
+label is left, then removes the task images the suite built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import BuiltImage
+from traj2env_assets.docker_engine.prune import leftovers
+from traj2env_assets.docker_engine.trial import TrialTask
+from traj2env_assets.harbor.writer import WrittenTask, write_task
+from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[DockerEngine]:
+    engine = DockerEngine(
+        container_memory="1g", agent_timeout_s=120, verifier_timeout_s=180, build_timeout_s=300
+    )
+    engine.ensure_bases()
+    yield engine
+    left = leftovers(engine.client)
+    engine.prune()
+    assert left == {"containers": [], "networks": [], "volumes": []}
+
+
+@pytest.fixture(scope="session")
+def dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("dataset")
+
+
+@pytest.fixture(scope="session")
+def python_written(dataset_dir: Path) -> WrittenTask:
+    return write_task(python_task(), dataset_dir)
+
+
+@pytest.fixture(scope="session")
+def node_written(dataset_dir: Path) -> WrittenTask:
+    return write_task(node_task(), dataset_dir)
+
+
+@pytest.fixture(scope="session")
+def python_image(engine: DockerEngine, python_written: WrittenTask) -> BuiltImage:
+    return engine.build(python_written.environment_dir)
+
+
+@pytest.fixture(scope="session")
+def node_image(engine: DockerEngine, node_written: WrittenTask) -> BuiltImage:
+    return engine.build(node_written.environment_dir)
+
+
+@pytest.fixture(scope="session")
+def python_trial(python_image: BuiltImage, python_written: WrittenTask) -> TrialTask:
+    return DockerEngine.trial_task(python_image, python_written.path)
+
+
+@pytest.fixture(scope="session")
+def node_trial(node_image: BuiltImage, node_written: WrittenTask) -> TrialTask:
+    return DockerEngine.trial_task(node_image, node_written.path)

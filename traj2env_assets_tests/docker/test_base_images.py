@@ -1,0 +1,70 @@
+"""The base images exist under their public names and honestly match their tags."""
+
+from __future__ import annotations
+
+import pytest
+
+from traj2env_assets.docker_engine.base_images import (
+    NODE_SLIM,
+    PYTHON_SLIM,
+    BaseImageBuildError,
+    ensure_base_images,
+)
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.labels import project_labels
+
+pytestmark = pytest.mark.docker
+
+
+def _run(engine: DockerEngine, image: str, script: str) -> str:
+    output = engine.client.containers.run(
+        image, ["bash", "-c", script], remove=True, network_mode="none",
+        labels=project_labels("probe"),
+    )
+    return output.decode().strip()
+
+
+def test_present_bases_are_kept_not_rebuilt(engine: DockerEngine) -> None:
+    outcomes = engine.ensure_bases()
+    assert [(o.name, o.status) for o in outcomes] == [
+        ("python:3.13-slim", "found"),
+        ("node:20-slim", "found"),
+    ]
+    assert outcomes[0].version.startswith("Python 3.13.")
+    assert outcomes[1].version.startswith("v20.")
+
+
+def test_python_base_has_what_official_image_users_rely_on(engine: DockerEngine) -> None:
+    output = _run(
+        engine,
+        "python:3.13-slim",
+        "python --version && pip --version && python -m pytest --version && "
+        "getent passwd 1000 | cut -d: -f1 && "
+        "pip install --no-index --dry-run nothing-here 2>&1 | grep -c externally-managed || true",
+    )
+    lines = output.splitlines()
+    assert lines[0].startswith("Python 3.13.")
+    assert lines[1].startswith("pip ")
+    assert lines[2].startswith("pytest ")
+    assert lines[3] == "app"
+    # No PEP 668 refusal: `pip install` behaves as in the official image.
+    assert lines[4] == "0"
+
+
+def test_node_base_has_node_20_npm_and_the_node_user(engine: DockerEngine) -> None:
+    output = _run(engine, "node:20-slim", "node --version && npm --version && id -un 1000")
+    node_version, npm_version, user = output.splitlines()
+    assert node_version.startswith("v20.")
+    assert npm_version.split(".")[0].isdigit()
+    assert user == "node"
+
+
+def test_a_stand_in_that_does_not_match_its_tag_is_refused(engine: DockerEngine) -> None:
+    mislabelled = PYTHON_SLIM.model_copy(update={"version_prefix": "Python 3.12."})
+    with pytest.raises(BaseImageBuildError, match="does not match its tag"):
+        ensure_base_images(engine.client, [mislabelled])
+
+
+def test_node_spec_checks_the_node_major_version() -> None:
+    assert NODE_SLIM.version_command == ["node", "--version"]
+    assert NODE_SLIM.version_prefix == "v20."

@@ -1,0 +1,164 @@
+"""The five-control matrix on real containers, the sandbox limits, and cleanup."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from traj2env_assets.docker_engine.controls import (
+    AgentAction,
+    Control,
+    ForgeRewardControl,
+    PytestHookControl,
+    TestsEditControl,
+)
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.labels import CONTROL_LABEL
+from traj2env_assets.docker_engine.sandbox import ContainerLimits, exec_with_deadline, put_files, sandbox
+from traj2env_assets.docker_engine.trial import (
+    RUN_LABEL,
+    TrialSettings,
+    TrialTask,
+    run_matrix,
+    run_trial,
+)
+
+pytestmark = pytest.mark.docker
+
+EXPECTED = {"reference": 1.0, "noop": 0.0, "forge_reward": 0.0, "pytest_hook": 0.0, "tests_edit": 0.0}
+
+
+class ScriptControl(Control):
+    """A control that runs a fixed script; used to probe the agent container."""
+
+    def __init__(self, name: str, script: str) -> None:
+        self.name = name
+        self.script = script
+
+    def action(self, task_dir: Path) -> AgentAction:
+        return AgentAction(script=self.script)
+
+
+class InterruptingControl(Control):
+    """Raises KeyboardInterrupt once another control's container is running."""
+
+    name = "interrupt"
+
+    def __init__(self, client: docker.DockerClient, waits_for: str) -> None:
+        self.client = client
+        self.waits_for = waits_for
+
+    def action(self, task_dir: Path) -> AgentAction:
+        deadline = time.monotonic() + 60
+        label = {"label": f"{CONTROL_LABEL}={self.waits_for}", "status": "running"}
+        while not self.client.containers.list(filters=label) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        raise KeyboardInterrupt
+
+
+def test_python_matrix_scores_reference_one_and_every_other_control_zero(
+    engine: DockerEngine, python_trial: TrialTask
+) -> None:
+    matrix = engine.run_matrix(python_trial, parallelism=2)
+    assert matrix.rewards() == EXPECTED
+    assert matrix.passed
+    by_control = {result.control: result for result in matrix.results}
+    assert by_control["noop"].verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
+    # The in-process forgery marks every report as passed, which the sentinel exposes.
+    assert by_control["forge_reward"].verdict["reason"] == "sentinel_contradiction"
+    assert by_control["reference"].verdict["sentinels"] == {"must_pass": "passed", "must_fail": "failed"}
+
+
+def test_node_matrix_scores_reference_one_and_every_other_control_zero(
+    engine: DockerEngine, node_trial: TrialTask
+) -> None:
+    matrix = engine.run_matrix(node_trial, parallelism=2)
+    assert matrix.rewards() == EXPECTED
+    noop = next(result for result in matrix.results if result.control == "noop")
+    assert noop.verdict["tracked"]["test/slug.test.js::slugifies every space"] == "failed"
+
+
+@pytest.mark.parametrize("control", [ForgeRewardControl(), PytestHookControl(), TestsEditControl()])
+def test_tamper_controls_fool_a_naive_in_place_pytest_run(
+    engine: DockerEngine, python_trial: TrialTask, control: Control
+) -> None:
+    """The zeros above come from the verifier's defences: in place, each control wins."""
+    action = control.action(python_trial.task_dir)
+    with sandbox(engine.client, python_trial.image, role="agent", limits=ContainerLimits()) as box:
+        put_files(box, action.files)
+        exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
+        naive = exec_with_deadline(box, "python -m pytest -q", timeout_s=60, workdir="/workspace")
+    assert naive.exit_code == 0, naive.output_tail
+
+
+def test_tests_edit_fools_a_naive_node_run(engine: DockerEngine, node_trial: TrialTask) -> None:
+    action = TestsEditControl().action(node_trial.task_dir)
+    with sandbox(engine.client, node_trial.image, role="agent", limits=ContainerLimits()) as box:
+        exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
+        naive = exec_with_deadline(box, "node --test", timeout_s=60, workdir="/workspace")
+    assert naive.exit_code == 0, naive.output_tail
+
+
+def test_agent_container_has_no_network_and_the_configured_limits(
+    engine: DockerEngine, python_trial: TrialTask
+) -> None:
+    probe = ScriptControl(
+        "probe",
+        "ls /sys/class/net; cat /sys/fs/cgroup/memory/memory.limit_in_bytes; "
+        "cat /sys/fs/cgroup/pids/pids.max; cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us; "
+        "test -e /tests && echo tests-present || echo no-tests",
+    )
+    settings = TrialSettings(limits=ContainerLimits(memory="512m", cpus=0.5, pids=128))
+    result = run_trial(engine.client, python_trial, probe, settings)
+    assert result.agent.output_tail.split() == ["lo", str(512 * 1024 * 1024), "128", "50000", "no-tests"]
+    assert result.reward == 0.0
+
+
+def test_agent_wall_clock_timeout_still_verifies(engine: DockerEngine, python_trial: TrialTask) -> None:
+    settings = TrialSettings(agent_timeout_s=2)
+    result = run_trial(engine.client, python_trial, ScriptControl("sleeper", "sleep 100"), settings)
+    assert result.agent.timed_out
+    assert result.agent.seconds < 20
+    assert result.reward == 0.0
+
+
+def test_only_the_submission_leaves_the_agent_container(
+    engine: DockerEngine, python_trial: TrialTask
+) -> None:
+    control = ScriptControl(
+        "outside", "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
+        "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py"
+    )
+    result = run_trial(engine.client, python_trial, control, TrialSettings())
+    assert result.reward == 0.0
+    assert result.verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
+
+
+def test_containers_are_removed_when_the_verifier_phase_fails(
+    engine: DockerEngine, python_trial: TrialTask, tmp_path: Path
+) -> None:
+    broken = TrialTask(image=python_trial.image, task_dir=tmp_path)  # no tests/ directory
+    (tmp_path / "solution").mkdir()
+    with pytest.raises(FileNotFoundError):
+        run_trial(engine.client, broken, ScriptControl("noop-ish", "true"), run_id="verifier-fails")
+    remaining = engine.client.containers.list(all=True, filters={"label": f"{RUN_LABEL}=verifier-fails"})
+    assert remaining == []
+
+
+def test_an_interrupted_matrix_removes_every_container(
+    engine: DockerEngine, python_trial: TrialTask
+) -> None:
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_matrix(
+            engine.client,
+            python_trial,
+            [ScriptControl("slow", "sleep 120"), InterruptingControl(engine.client, "slow")],
+            parallelism=2,
+        )
+    assert time.monotonic() - started < 60
+    labelled = engine.client.containers.list(all=True, filters={"label": f"{CONTROL_LABEL}=slow"})
+    assert labelled == []
