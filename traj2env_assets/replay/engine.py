@@ -223,11 +223,14 @@ class _Replayer:
         content = None if partial else self._full_read_content(c)
         if content is None:
             if not self.state.vfs.exists(path):
+                # A Claude Code listing that is not a whole numbered text (an image, a
+                # 2,000-line cut) or a pi read cut short: only part of the file was seen.
                 self.state.lose(c, path, "partial_read")
             return
         self.fidelity.full_reads += 1
         current = self.state.vfs.content(path)
         if current == content:
+            self.state.event(c, path, "read", True)
             return
         if current is not None:
             self.fidelity.resyncs += 1
@@ -280,7 +283,9 @@ class _Replayer:
         relative_cwd = self.state.paths.relative_dir(cwd) if cwd else None
         is_error = c.result.is_error if c.result.present else None
         exit_code = c.result.exit_code
-        if exit_code is None and c.call.function_name in ("Bash", "bash") and c.result.present:
+        backgrounded = c.args.get("run_in_background") is True
+        if exit_code is None and c.call.function_name in ("Bash", "bash") and c.result.present and not backgrounded:
+            # Claude Code and pi print an exit code only when it is not zero.
             exit_code = None if c.result.is_error else 0
         event = ShellCommand(
             command_index=index,

@@ -120,6 +120,27 @@ def test_full_read_rebuilds_and_partial_read_marks_lost(tmp_path: Path) -> None:
     record = _record(session, tmp_path)
     assert record.files_before(0) == {"r.py": "import os\nprint(os.sep)\n", "t.py": "exact\ncontent"}
     assert record.lost_before(0) == {"s.py"}
+    assert record.fidelity.full_reads == 2
+
+
+def test_a_read_that_matches_is_a_timeline_event_without_a_resync(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .call("Write", {"file_path": "w.py", "content": "w = 1\n"})
+        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 1\n")
+        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 2\n")
+        .bash("true")
+    )
+    record = _record(session, tmp_path)
+    reads = [e for e in record.timeline if getattr(e, "action", None) == "read"]
+    assert len(reads) == 2
+    assert record.fidelity.resyncs == 1
+    assert record.files_before(0) == {"w.py": "w = 2\n"}
+
+
+def test_background_bash_has_no_exit_code(tmp_path: Path) -> None:
+    session = SessionBuilder().call("Bash", {"command": "npm run dev", "run_in_background": True}, "Command running in background with ID: b1")
+    assert next(_record(session, tmp_path).shell_commands()).exit_code is None
 
 
 def test_pi_write_edit_and_truncated_read(tmp_path: Path) -> None:
@@ -214,7 +235,7 @@ def test_heredocs_and_redirections(tmp_path: Path) -> None:
         .bash("cat <<EOF > d.txt\nhome is $HOME\nEOF")
         .bash("echo hello > e.txt && echo -n more >> e.txt && printf '%s=%s\\n' k v > f.txt")
         .bash("python gen.py > g.txt; echo \"$USER\" > h.txt")
-        .bash("true")
+        .bash("cat <<'EOF' | tee -a e.txt > i.txt\npiped\nEOF")
     )
     record = _record(session, tmp_path)
     assert record.files_before(5) == {
@@ -224,6 +245,8 @@ def test_heredocs_and_redirections(tmp_path: Path) -> None:
         "e.txt": "hello\nmore",
         "f.txt": "k=v\n",
     }
+    assert record.final_files()["e.txt"] == "hello\nmorepiped\n"
+    assert record.final_files()["i.txt"] == "piped\n"
     assert record.lost_before(5) == {"d.txt", "g.txt", "h.txt"}
     assert record.files["src/a.py"].history[0].action == "heredoc"
 
