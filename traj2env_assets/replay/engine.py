@@ -28,7 +28,7 @@ from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
 from traj2env_assets.replay.models import CommandManifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
-from traj2env_assets.replay.shell_effects import analyse_shell
+from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.text_edits import (
     EditError,
@@ -41,6 +41,9 @@ from traj2env_assets.replay.text_edits import (
 from traj2env_assets.replay.tool_results import read_result
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "shell_command", "exec_command", "local_shell_call"})
+CODEX_SHELL_TOOLS = frozenset({"shell", "shell_command", "exec_command", "local_shell_call"})
+"""Codex has no Read tool; its reads are `cat`/`sed -n` whose output it keeps verbatim
+(Claude Code and pi trim command output, so their shell reads are not used)."""
 
 
 @dataclass
@@ -295,7 +298,7 @@ class _Replayer:
             command=command,
             cwd=relative_cwd,
             exit_code=exit_code,
-            output=c.result.text,
+            output=c.result.output,
             is_error=is_error,
             timestamp=c.step.timestamp,
             effects=analysis.effects,
@@ -309,15 +312,30 @@ class _Replayer:
             self.running[session] = event
         if c.result.not_run:
             return
+        if c.call.function_name in CODEX_SHELL_TOOLS and exit_code == 0:
+            self._shell_read(c, command, cwd)
         for op in analysis.ops:
             apply_file_op(self.state, c, op)
+
+    def _shell_read(self, c: CallContext, command: str, cwd: str | None) -> None:
+        raw = whole_file_read(command, c.result.output)
+        if raw is None or cwd is None or (path := self.state.resolve(c, raw, cwd)) is None:
+            return
+        self.fidelity.full_reads += 1
+        current = self.state.vfs.content(path)
+        if current == c.result.output:
+            self.state.event(c, path, "read", True)
+            return
+        if current is not None:
+            self.fidelity.resyncs += 1
+        self.state.set(c, path, c.result.output, "read")
 
     def _write_stdin(self, c: CallContext) -> None:
         session = c.args.get("session_id")
         event = self.running.get(str(session)) if session is not None else None
         if event is None or not c.result.present:
             return
-        event.output += c.result.text
+        event.output += c.result.output
         if c.result.exit_code is not None:
             event.exit_code = c.result.exit_code
 

@@ -525,6 +525,28 @@ class _CommandReader:
             self.analysis.ops.append(LoseMentioned(inline, "inline_script_write"))
 
 
+_TRUNCATED = re.compile(r"tokens truncated|\[\.\.\. ?\d+ (?:more )?(?:lines|bytes)|output truncated", re.IGNORECASE)
+
+
+def whole_file_read(command: str, output: str) -> str | None:
+    """The path a command printed in full (``cat f``; ``sed -n '1,Np' f`` that printed
+    fewer than N lines), or None. The caller checks the command succeeded."""
+    commands = parse_shell(command).commands
+    if len(commands) != 1 or commands[0].redirects or _TRUNCATED.search(output):
+        return None
+    words = commands[0].words
+    if not all(word.literal for word in words):
+        return None
+    argv = [word.text for word in words]
+    if len(argv) == 2 and argv[0] == "cat" and not argv[1].startswith("-"):
+        return argv[1]
+    if len(argv) == 4 and argv[:2] == ["sed", "-n"]:
+        match = re.fullmatch(r"1,(\d+)p", argv[2])
+        if match and output.count("\n") < int(match.group(1)):
+            return argv[3]
+    return None
+
+
 def _npm_script_name(client: str, argv: list[str]) -> str | None:
     operands = [a for a in argv if not a.startswith("-")]
     if not operands:

@@ -32,6 +32,12 @@ _REJECTED = re.compile(
 _NOT_RUN = re.compile(
     r"<tool_use_error>|The user doesn't want to proceed|haven't granted it yet|user rejected|was rejected"
 )
+# Codex unified exec and shell_command put a header before the command's own output.
+_CODEX_HEADER = re.compile(
+    r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?"
+    r"(?:Process exited with code -?\d+\n|Process running with session ID \d+\n|Exit code: -?\d+\n)"
+    r"(?:Wall time: [^\n]*\n)?(?:Original token count: \d+\n)?Output:\n"
+)
 _SESSION_ID = re.compile(r"Process running with session ID (\d+)")
 
 
@@ -42,6 +48,12 @@ class CallResult:
     is_error: bool = False
     exit_code: int | None = None
     extra: ObservationExtra | None = None
+
+    @property
+    def output(self) -> str:
+        """The command's own output: ``text`` without a Codex exec header."""
+        header = _CODEX_HEADER.match(self.text)
+        return self.text[header.end() :] if header else self.text
 
     @property
     def rejected(self) -> bool:

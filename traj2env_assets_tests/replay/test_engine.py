@@ -191,7 +191,7 @@ def test_codex_apply_patch_add_update_move_delete(tmp_path: Path) -> None:
     assert record.files_before(0) == {"pkg/a.py": "def f():\n    return 1\n", "old.txt": "bye\n"}
     assert record.files_before(1) == {"pkg/b.py": "def f():\n    return 2\n"}
     commands = list(record.shell_commands())
-    assert [(c.command, c.exit_code, c.output) for c in commands] == [("pytest -q", 1, "Process exited with code 1\nOutput:\n1 failed"), ("pytest -q", 0, "1 passed")]
+    assert [(c.command, c.exit_code, c.output) for c in commands] == [("pytest -q", 1, "1 failed"), ("pytest -q", 0, "1 passed")]
     assert record.files["old.txt"].state == "deleted"
 
 
@@ -352,3 +352,19 @@ def test_embedded_subagent_edits_replay_where_the_parent_call_returns(tmp_path: 
     assert record.files_before(0) == {"a.py": "a = 2\n"}
     assert [e.kind for e in record.timeline if getattr(e, "subagent", None) == "sub-1"] == ["file_event"]
     assert result.record.fidelity.user_requests == 0
+
+
+def test_codex_shell_reads_rebuild_unknown_files_for_later_patches(tmp_path: Path) -> None:
+    update = "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch"
+    header = "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\n"
+    session = (
+        SessionBuilder(source_format="codex")
+        .call("exec_command", {"cmd": "sed -n '1,200p' calc.py"}, header + "def add(a, b):\n    return a - b\n")
+        .call("exec_command", {"cmd": "sed -n '1,2p' other.py"}, header + "one\ntwo\n")
+        .call("exec_command", {"cmd": "cat big.py"}, header + "x = 1\n…120 tokens truncated…\n")
+        .call("apply_patch", {"input": update}, "Success.")
+        .call("exec_command", {"cmd": "pytest -q"}, "Process exited with code 0\nOutput:\n1 passed")
+    )
+    record = _record(session, tmp_path)
+    assert record.files_before(3) == {"calc.py": "def add(a, b):\n    return a + b\n"}
+    assert record.fidelity.full_reads == 1
