@@ -1,0 +1,61 @@
+"""The replay asset behind the real conversion and scan assets, over every real fixture in one range run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
+from traj2env_assets.report import build_run_report
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
+from traj2env_assets_tests.conftest import REAL_FIXTURES
+
+
+def test_every_real_fixture_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    shutil.copytree(REAL_FIXTURES, source, ignore=shutil.ignore_patterns("*.md"))
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"source: {{kind: trajectory, path: {source}, format: auto}}\n"
+        f"pipeline: {{name: trajectory_to_env, options: {{families: [repair]}}}}\n"
+        f"output: {{destination: {tmp_path / 'tasks'}}}\n"
+    )
+    workspace = Workspace(root=tmp_path / "ws")
+    keys = register_sources(workspace, source).new
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(trajectories.name, keys)
+    job = dg.Definitions(
+        assets=[trajectory_atif, scan_verdict, replay_record],
+        jobs=[dg.define_asset_job("replay_job")],
+        resources={
+            "workspace": WorkspaceResource(root=str(workspace.root)),
+            "pipeline": PipelineResource(config_path=str(config)),
+        },
+    ).resolve_job_def("replay_job")
+    result = job.execute_in_process(
+        instance=instance,
+        tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
+    )
+    assert result.success
+    outcomes = {
+        key: ReplayOutcome.model_validate_json(workspace.stage_file("replay", key, "outcome.json").read_text())
+        for key in keys
+    }
+    assert len(keys) >= 12  # every agent log (pi, Claude Code, Codex, ATIF)
+    assert {key: outcome.status for key, outcome in outcomes.items()} == dict.fromkeys(keys, "replayed")
+    replayed = list(outcomes)
+    report = {record.partition_key: record for record in build_run_report(workspace, keys).inputs}
+    for key in replayed:
+        fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
+        meta = instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
+        ).records[0].asset_materialization.metadata
+        assert meta["commands"].value == fidelity.commands
+        assert meta["files_rebuilt"].value == fidelity.files_rebuilt
