@@ -72,35 +72,49 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
 
 
 class ContentStore:
-    """Collects file versions during a replay; ``write`` persists them."""
+    """Collects file versions during a replay; ``write`` persists them.
+
+    Memory follows storage: a version stored as a splice keeps no text of its own
+    once a newer version of the file is put; it is rebuilt from its base on demand.
+    """
 
     def __init__(self) -> None:
         self._whole: dict[str, str] = {}
         self._splices: dict[str, _Splice] = {}
-        self._texts: dict[str, str] = {}
+        self._recent: dict[str, str] = {}
+        """Texts of spliced versions that are likely read again (the current ones)."""
 
     def put(self, text: str, base: str | None = None) -> str:
         digest = content_hash(text)
-        if digest in self._texts:
+        if digest in self._whole or digest in self._splices:
             return digest
-        self._texts[digest] = text
         splice = self._splice_against(text, base)
         if splice is None:
             self._whole[digest] = text
         else:
             self._splices[digest] = splice
+            self._recent[digest] = text
+            self._recent.pop(splice.base, None)
         return digest
 
     def get(self, digest: str) -> str:
-        return self._texts[digest]
+        text = self._whole.get(digest)
+        if text is not None:
+            return text
+        text = self._recent.get(digest)
+        if text is not None:
+            return text
+        splice = self._splices[digest]
+        base = self.get(splice.base)
+        return base[: splice.start] + splice.text + base[splice.end :]
 
     def _splice_against(self, text: str, base: str | None) -> _Splice | None:
-        if base is None or base not in self._texts:
+        if base is None or (base not in self._whole and base not in self._splices):
             return None
         depth = self._splices[base].depth + 1 if base in self._splices else 1
         if depth > MAX_CHAIN:
             return None
-        old = self._texts[base]
+        old = self.get(base)
         prefix = _common_prefix(old, text)
         suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
         replacement = text[prefix : len(text) - suffix]
