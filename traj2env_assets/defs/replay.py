@@ -16,7 +16,8 @@ def _metadata(result: ReplayStageResult) -> dict[str, object]:
     table = "| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {figures.get(name, 0)} |" for name in _FIGURES)
     return {
         "path": dg.MetadataValue.path(str(result.path)),
-        "status": "cached" if result.cached else result.outcome.status,
+        "status": result.outcome.status,
+        "cached": result.cached,
         "reason": result.outcome.reason or "",
         **{name: int(figures.get(name, 0)) for name in _FIGURES},
         "fidelity": dg.MetadataValue.md(table),
