@@ -153,6 +153,7 @@ class _Replayer:
         if c.result.rejected:
             self.state.reject(c, path, "write")
             return
+        self._pre_image(c, path)
         self.state.set(c, path, content, "write")
 
     def _edit_list(self, c: CallContext) -> tuple[list[Replacement], bool] | None:
@@ -220,7 +221,7 @@ class _Replayer:
         raw = _text_arg(c.args, "file_path", "path")
         if raw is None or (path := self.state.resolve(c, raw)) is None:
             return
-        if c.result.rejected:
+        if c.result.failed:
             return
         partial = c.args.get("offset") is not None or c.args.get("limit") is not None
         content = None if partial else self._full_read_content(c)

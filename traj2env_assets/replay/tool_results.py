@@ -61,6 +61,12 @@ class CallResult:
         return not self.present or self.is_error or bool(_REJECTED.search(self.text[:2000]))
 
     @property
+    def failed(self) -> bool:
+        """No result, or one flagged as an error (for reads, whose text is file content
+        and must not be searched for refusal wording)."""
+        return not self.present or self.is_error or self.text.startswith("<tool_use_error>")
+
+    @property
     def not_run(self) -> bool:
         """A shell call that never ran: no result, or a refusal before execution."""
         return not self.present or bool(_NOT_RUN.search(self.text[:2000]))

@@ -109,6 +109,20 @@ def test_edit_on_unknown_file_is_lost_and_pre_image_resyncs(tmp_path: Path) -> N
     assert [h.action for h in record.files["v.py"].history] == ["pre_image", "edit"]
 
 
+def test_write_over_a_changed_file_counts_a_resync(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .call("Write", {"file_path": "w.py", "content": "one\n"})
+        .bash("python fmt.py")
+        .call("Write", {"file_path": "w.py", "content": "three\n"}, original_file="two\n")
+        .bash("true")
+    )
+    record = _record(session, tmp_path)
+    assert record.fidelity.resyncs == 1
+    assert [h.action for h in record.files["w.py"].history] == ["write", "pre_image", "write"]
+    assert record.files_before(1) == {"w.py": "three\n"}
+
+
 def test_full_read_rebuilds_and_partial_read_marks_lost(tmp_path: Path) -> None:
     session = (
         SessionBuilder()
@@ -121,6 +135,19 @@ def test_full_read_rebuilds_and_partial_read_marks_lost(tmp_path: Path) -> None:
     assert record.files_before(0) == {"r.py": "import os\nprint(os.sep)\n", "t.py": "exact\ncontent"}
     assert record.lost_before(0) == {"s.py"}
     assert record.fidelity.full_reads == 2
+
+
+def test_read_content_that_looks_like_an_error_is_still_content(tmp_path: Path) -> None:
+    text = "Error: usage\nPermission denied is a message we print\n"
+    session = (
+        SessionBuilder(source_format="pi")
+        .call("read", {"path": "msg.txt"}, text, is_error=False)
+        .call("read", {"path": "gone.txt"}, "ENOENT: no such file", is_error=True)
+        .bash("true")
+    )
+    record = _record(session, tmp_path)
+    assert record.files_before(0) == {"msg.txt": text}
+    assert "gone.txt" not in record.files
 
 
 def test_a_read_that_matches_is_a_timeline_event_without_a_resync(tmp_path: Path) -> None:
