@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from traj2env_assets.families.repair.stage import partition_dir, read_mining, read_progress
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
@@ -36,11 +37,31 @@ class InputRecord(BaseModel):
     replay_fidelity: dict[str, Any] | None = None
 
 
+class CandidateRecord(BaseModel):
+    """One task candidate: kept (published) or dropped, with its reason and evidence."""
+
+    family: str
+    task_id: str
+    partition_key: str
+    status: str
+    kept: bool
+    reason: str | None = None
+    detail: str | None = None
+    check: str | None = None
+    failing_ids: list[str] = Field(default_factory=list)
+    fixed_paths: list[str] = Field(default_factory=list)
+    trial_rewards: dict[str, float | None] = Field(default_factory=dict)
+    evidence: dict[str, str] = Field(default_factory=dict)
+    published_path: str | None = None
+
+
 class RunReport(BaseModel):
     generated_at: str
     workspace: str
     inputs: list[InputRecord] = Field(default_factory=list)
     rejected_inputs: list[RejectedSource] = Field(default_factory=list)
+    candidates: list[CandidateRecord] = Field(default_factory=list)
+    funnel: dict[str, int] = Field(default_factory=dict)
     totals: dict[str, int] = Field(default_factory=dict)
     totals_by_reason: dict[str, int] = Field(default_factory=dict)
     scan_outcomes: dict[str, int] = Field(default_factory=dict)
@@ -72,6 +93,60 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
     return record
 
 
+def repair_candidate_records(workspace: Workspace, partition_key: str) -> list[CandidateRecord]:
+    mining = read_mining(workspace, partition_key)
+    records = []
+    for summary in mining.candidates if mining else []:
+        progress = read_progress(workspace, partition_key, summary.task_id)
+        status = progress.status if progress else summary.status
+        evidence = {"candidate": str(partition_dir(workspace, partition_key) / summary.task_id / "candidate.json")}
+        if progress and progress.trials_file:
+            evidence["trials"] = progress.trials_file
+        records.append(
+            CandidateRecord(
+                family="repair",
+                task_id=summary.task_id,
+                partition_key=partition_key,
+                status=status,
+                kept=status == "published",
+                reason=progress.reason if progress else summary.reason,
+                detail=progress.detail if progress else summary.detail,
+                check=summary.check,
+                failing_ids=summary.failing_ids,
+                fixed_paths=summary.fixed_paths,
+                trial_rewards=progress.trial_rewards if progress else {},
+                evidence=evidence,
+                published_path=progress.published_path if progress else None,
+            )
+        )
+    return records
+
+
+# How far a candidate got: its status, or for a dropped one the stage that dropped it.
+_CANDIDATE_RANK = {"candidate": 0, "calibrated": 1, "trials_passed": 2, "published": 3}
+_DROPPED_AT_RANK = {"trials_failed": 1, "duplicate": 2}
+
+
+def _candidate_rank(candidate: CandidateRecord) -> int:
+    if candidate.status == "dropped":
+        return _DROPPED_AT_RANK.get(candidate.reason or "", 0)
+    return _CANDIDATE_RANK.get(candidate.status, 0)
+
+
+def _funnel(inputs: list[InputRecord], rejected: int, candidates: list[CandidateRecord]) -> dict[str, int]:
+    ranks = [_candidate_rank(candidate) for candidate in candidates]
+    return {
+        "inputs": len(inputs) + rejected,
+        "converted": sum(1 for item in inputs if item.status == "converted"),
+        "passed_gate": sum(1 for item in inputs if item.scan_outcome in ("clean", "disabled", "scanner_absent")),
+        "replayed": sum(1 for item in inputs if item.replay_fidelity is not None),
+        "candidates": len(candidates),
+        "calibrated": sum(1 for rank in ranks if rank >= 1),
+        "trials_passed": sum(1 for rank in ranks if rank >= 2),
+        "published": sum(1 for rank in ranks if rank >= 3),
+    }
+
+
 def build_run_report(workspace: Workspace, partition_keys: list[str] | None = None) -> RunReport:
     registry = load_registry(workspace)
     keys = partition_keys if partition_keys is not None else sorted(registry.sources)
@@ -79,17 +154,24 @@ def build_run_report(workspace: Workspace, partition_keys: list[str] | None = No
         input_record(workspace, key, registry.sources[key].path) for key in keys if key in registry.sources
     ]
     rejected = sorted(registry.rejected.values(), key=lambda item: item.path)
+    candidates = [record for item in inputs for record in repair_candidate_records(workspace, item.partition_key)]
     reasons = Counter(item.reason for item in inputs if item.reason)
     reasons.update(item.reason for item in rejected)
+    reasons.update(c.reason for c in candidates if c.reason)
     return RunReport(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         workspace=str(workspace.root),
         inputs=inputs,
         rejected_inputs=rejected,
+        candidates=candidates,
+        funnel=_funnel(inputs, len(rejected), candidates),
         totals={
             "inputs": len(inputs) + len(rejected),
             "converted": sum(1 for item in inputs if item.status == "converted"),
             "skipped": sum(1 for item in inputs if item.status == "skipped") + len(rejected),
+            "candidates": len(candidates),
+            "kept": sum(1 for c in candidates if c.kept),
+            "dropped": sum(1 for c in candidates if c.status == "dropped"),
         },
         totals_by_reason=dict(sorted(reasons.items())),
         scan_outcomes=dict(sorted(Counter(item.scan_outcome for item in inputs if item.scan_outcome).items())),

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.repair import published_repair_tasks
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.report import build_run_report, write_run_report
 
@@ -13,7 +13,7 @@ from traj2env_assets.report import build_run_report, write_run_report
 @dg.asset(
     group_name="report",
     kinds={"json"},
-    deps=[replay_record],
+    deps=[published_repair_tasks],
     description="report.json in the output destination: every input and why it was kept or dropped.",
 )
 def run_report(workspace: WorkspaceResource, pipeline: PipelineResource) -> dg.MaterializeResult:

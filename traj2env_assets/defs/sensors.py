@@ -9,7 +9,8 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.sources import load_registry, register_sources
 
-PER_TRAJECTORY_ASSETS = dg.AssetSelection.all().materializable() - dg.AssetSelection.keys("run_report")
+# Every stage partitioned by trajectory (the report and the base images are not).
+PER_TRAJECTORY_ASSETS = dg.AssetSelection.all().materializable() - dg.AssetSelection.keys("run_report", "base_images")
 
 
 @dg.sensor(

@@ -42,6 +42,7 @@ class ConversionRecord(BaseModel):
 
     source_path: str
     format: DetectedFormat | None = None
+    model_name: str | None = None
     status: Literal["converted", "skipped"]
     reason: SkipReason | None = None
     detail: str | None = None
@@ -98,6 +99,7 @@ def convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"] =
     record = ConversionRecord(
         source_path=str(path),
         format=fmt,
+        model_name=trajectory.agent.model_name,
         status="converted",
         steps=len(trajectory.steps),
         tool_calls=sum(len(step.tool_calls or []) for step in trajectory.steps),

@@ -8,6 +8,8 @@ where lines were cut.
 
 from __future__ import annotations
 
+import re
+
 from traj2env_assets.families.repair.candidates import RepairCandidate
 
 EXCERPT_HEAD_LINES = 15
@@ -15,7 +17,22 @@ EXCERPT_TAIL_LINES = 45
 MAX_LINE_CHARS = 300
 
 
+# What the agent's shell tool wrapped around the command's own output: Claude Code's
+# "Exit code N" first line, Codex's "Chunk ID / Wall time / Process exited / Output:"
+# header, pi's "Command exited with code N" last line.
+_TOOL_HEADER = re.compile(
+    r"\A(?:Exit code:? -?\d+\n)?(?:(?:Chunk ID|Wall time|Process exited with code|Original token count|Process running with session ID)[^\n]*\n)*(?:Output:\n)?"
+)
+_TOOL_FOOTER = re.compile(r"\n*Command exited with code -?\d+\s*\Z")
+
+
+def check_output_text(output: str) -> str:
+    """The check's own output, without the wrapper the agent's shell tool added."""
+    return _TOOL_FOOTER.sub("", _TOOL_HEADER.sub("", output, count=1))
+
+
 def failure_excerpt(output: str) -> str:
+    output = check_output_text(output)
     lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …" for line in output.rstrip().splitlines()]
     if len(lines) <= EXCERPT_HEAD_LINES + EXCERPT_TAIL_LINES:
         return "\n".join(lines)

@@ -167,5 +167,5 @@ def repair_task_spec(candidate: RepairCandidate, source_trace: str, source_model
         tests=tracked_test_spec(candidate),
         source_trace=source_trace,
         source_model=source_model,
-        tags=["repair", candidate.check.tool, candidate.check.kind],
+        tags=[candidate.check.tool, candidate.check.kind],
     )
