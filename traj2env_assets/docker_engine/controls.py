@@ -88,7 +88,7 @@ class PytestHookControl(Control):
         )
 
 
-class TestsEditControl(Control):
+class EditTestsControl(Control):
     name = "tests_edit"
 
     def action(self, task_dir: Path) -> AgentAction:
@@ -100,7 +100,7 @@ DEFAULT_CONTROLS: tuple[Control, ...] = (
     NoopControl(),
     ForgeRewardControl(),
     PytestHookControl(),
-    TestsEditControl(),
+    EditTestsControl(),
 )
 
 _FORGE_SCRIPT = r"""

@@ -7,7 +7,7 @@ resource ``docker_engine`` (``traj2env_assets.defs.docker``) builds one of these
 Usage for a family (the repair family, for example)::
 
     from traj2env_assets.docker_engine.engine import DockerEngine
-    from traj2env_assets.harbor.task_spec import TaskSpec, TestSpec
+    from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
     from traj2env_assets.harbor.writer import write_task
 
     engine = DockerEngine(platform="linux/amd64", container_memory="4g")

@@ -15,6 +15,9 @@ CONTENT_HASH_LABEL = "traj2env.content_hash"
 CONTROL_LABEL = "traj2env.control"
 
 Role = Literal["base", "task-image", "agent", "verifier", "probe"]
+# Containers inherit their image's labels, so a container that Harbor (or a user) starts
+# from one of our images carries the project label too; only these roles are ours.
+CONTAINER_ROLES = frozenset({"agent", "verifier", "probe"})
 
 
 def project_labels(role: Role, **extra: str) -> dict[str, str]:

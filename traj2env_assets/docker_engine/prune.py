@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import docker
 from docker.errors import APIError, NotFound
+from docker.models.containers import Container
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
+from traj2env_assets.docker_engine.labels import CONTAINER_ROLES, ROLE_LABEL, project_filter
 
 
 class PruneReport(BaseModel):
@@ -21,9 +22,12 @@ class PruneReport(BaseModel):
 
 def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneReport:
     containers = []
-    for container in client.containers.list(all=True, filters=project_filter()):
-        container.remove(force=True)
-        containers.append(container.name)
+    for container in our_containers(client):
+        try:
+            container.remove(force=True)
+        except NotFound:
+            continue
+        containers.append(_name(container))
     networks = []
     for network in client.networks.list(filters=project_filter()):
         network.remove()
@@ -49,10 +53,21 @@ def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneR
     return PruneReport(containers=containers, networks=networks, volumes=volumes, images=images)
 
 
+def our_containers(client: docker.DockerClient) -> list[Container]:
+    """Containers the project started (not ones others started from our images)."""
+    # sparse: no per-container inspect, which races with containers being removed.
+    listed = client.containers.list(all=True, sparse=True, filters=project_filter())
+    return [c for c in listed if c.attrs.get("Labels", {}).get(ROLE_LABEL) in CONTAINER_ROLES]
+
+
+def _name(container: Container) -> str:
+    return container.attrs["Names"][0].lstrip("/")
+
+
 def leftovers(client: docker.DockerClient) -> dict[str, list[str]]:
-    """Containers, networks and volumes still carrying the project label."""
+    """Containers, networks and volumes the project created that still exist."""
     return {
-        "containers": [c.name for c in client.containers.list(all=True, filters=project_filter())],
+        "containers": [_name(c) for c in our_containers(client)],
         "networks": [n.name for n in client.networks.list(filters=project_filter())],
         "volumes": [v.name for v in client.volumes.list(filters=project_filter())],
     }

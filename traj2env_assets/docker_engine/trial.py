@@ -160,7 +160,8 @@ def run_matrix(
 
 def sweep_run(client: docker.DockerClient, run_id: str) -> None:
     """Remove every container of one matrix run (used when it is interrupted)."""
-    for container in client.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"}):
+    run_filter = {"label": f"{RUN_LABEL}={run_id}"}
+    for container in client.containers.list(all=True, sparse=True, filters=run_filter):
         remove_quietly(container)
 
 

@@ -38,7 +38,7 @@ def _checked_relative(path: str) -> str:
     return path
 
 
-class TestSpec(BaseModel):
+class VerifierSpec(BaseModel):
     """How the verifier decides the reward."""
 
     model_config = ConfigDict(extra="forbid")
@@ -84,7 +84,7 @@ class TaskSpec(BaseModel):
     project_files: dict[str, bytes]
     solution_files: dict[str, bytes]
     solution_deleted: list[str] = Field(default_factory=list)
-    tests: TestSpec
+    tests: VerifierSpec
     source_trace: str
     source_model: str | None = None
     tags: list[str] = Field(default_factory=list)

@@ -13,6 +13,7 @@ import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
+from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
 from traj2env_assets.docker_engine.prune import leftovers
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.harbor.writer import WrittenTask, write_task
@@ -29,6 +30,8 @@ def engine() -> Iterator[DockerEngine]:
     left = leftovers(engine.client)
     engine.prune()
     assert left == {"containers": [], "networks": [], "volumes": []}
+    remaining = engine.client.images.list(filters=project_filter())
+    assert {image.labels[ROLE_LABEL] for image in remaining} == {"base"}
 
 
 @pytest.fixture(scope="session")

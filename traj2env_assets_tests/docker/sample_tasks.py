@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from traj2env_assets.harbor.task_spec import TaskSpec, TestSpec
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 _CALC_TESTS = b"""from calc import add, mean
 
@@ -34,7 +34,7 @@ def python_task(task_id: str = "calc-fix", *, marker: str = "") -> TaskSpec:
             "calc.py": f"# {marker}\ndef add(a, b):\n    return a + b\n\n\n"
             "def mean(values):\n    return sum(values) / len(values)\n".encode(),
         },
-        tests=TestSpec(
+        tests=VerifierSpec(
             runner="pytest",
             tracked_test_ids=["tests/test_calc.py::test_add", "tests/test_calc.py::test_mean"],
             test_files={"tests/test_calc.py": _CALC_TESTS.decode()},
@@ -81,7 +81,7 @@ def node_task(task_id: str = "slug-fix") -> TaskSpec:
             "src/slug.js": b'export function slugify(text) {\n'
             b'  return text.toLowerCase().replaceAll(" ", "-");\n}\n',
         },
-        tests=TestSpec(
+        tests=VerifierSpec(
             runner="node",
             tracked_test_ids=[
                 "test/slug.test.js::slugifies every space",

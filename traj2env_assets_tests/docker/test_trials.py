@@ -13,7 +13,7 @@ from traj2env_assets.docker_engine.controls import (
     Control,
     ForgeRewardControl,
     PytestHookControl,
-    TestsEditControl,
+    EditTestsControl,
 )
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
@@ -81,7 +81,7 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     assert noop.verdict["tracked"]["test/slug.test.js::slugifies every space"] == "failed"
 
 
-@pytest.mark.parametrize("control", [ForgeRewardControl(), PytestHookControl(), TestsEditControl()])
+@pytest.mark.parametrize("control", [ForgeRewardControl(), PytestHookControl(), EditTestsControl()])
 def test_tamper_controls_fool_a_naive_in_place_pytest_run(
     engine: DockerEngine, python_trial: TrialTask, control: Control
 ) -> None:
@@ -95,7 +95,7 @@ def test_tamper_controls_fool_a_naive_in_place_pytest_run(
 
 
 def test_tests_edit_fools_a_naive_node_run(engine: DockerEngine, node_trial: TrialTask) -> None:
-    action = TestsEditControl().action(node_trial.task_dir)
+    action = EditTestsControl().action(node_trial.task_dir)
     with sandbox(engine.client, node_trial.image, role="agent", limits=ContainerLimits()) as box:
         exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
         naive = exec_with_deadline(box, "node --test", timeout_s=60, workdir="/workspace")

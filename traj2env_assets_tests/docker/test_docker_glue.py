@@ -1,0 +1,49 @@
+"""The Dagster resource and asset, and the `bases` / `prune` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import dagster as dg
+import pytest
+
+from traj2env_assets.config import PipelineOptions
+from traj2env_assets.defs.docker import DockerEngineResource, base_images
+from traj2env_assets.docker_engine.commands import add_docker_commands
+from traj2env_assets.docker_engine.engine import DockerEngine
+
+
+def test_resource_takes_platform_and_memory_from_pipeline_options() -> None:
+    options = PipelineOptions(platform="native", container_memory="2g")
+    engine = DockerEngineResource.from_options(options).engine()
+    assert (engine.platform, engine.container_memory) == ("native", "2g")
+    assert engine.trial_settings().limits.memory == "2g"
+
+
+def test_docker_commands_register_bases_and_prune() -> None:
+    parser = argparse.ArgumentParser()
+    add_docker_commands(parser.add_subparsers(dest="command", required=True))
+    assert parser.parse_args(["bases"]).command == "bases"
+    assert parser.parse_args(["prune", "--include-bases"]).include_bases is True
+
+
+@pytest.mark.docker
+def test_base_images_asset_reports_what_it_found(engine: DockerEngine) -> None:
+    result = dg.materialize([base_images], resources={"docker_engine": DockerEngineResource()})
+    assert result.success
+    metadata = result.asset_materializations_for_node("base_images")[0].metadata
+    assert metadata["found"].value == ["python:3.13-slim", "node:20-slim"]
+    assert metadata["built"].value == []
+    assert "Python 3.13." in metadata["images"].value
+
+
+@pytest.mark.docker
+def test_bases_command_runs_on_its_own(engine: DockerEngine) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "traj2env_assets.docker_engine.commands", "bases"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    assert completed.stdout.splitlines()[0].startswith("python:3.13-slim: found (Python 3.13.")
+    assert completed.stdout.splitlines()[1].startswith("node:20-slim: found (v20.")
