@@ -47,21 +47,24 @@ def apply_patch_text(state: ReplayState, c: CallContext, text: str, cwd: str | N
 
 
 def _patch_update(state: ReplayState, c: CallContext, path: str, op: UpdateFile, cwd: str | None) -> None:
+    destination = state.resolve(c, op.move_to, cwd) if op.move_to is not None else path
     current = state.vfs.content(path)
-    if current is None:
-        state.fail(c, path, "patch", "file_unknown")
+    updated: str | None = None
+    reason = "file_unknown"
+    if current is not None:
+        try:
+            updated = apply_update(current, op.chunks) if op.chunks else current
+        except PatchError as error:
+            reason = error.reason
+    # The patch succeeded in the session, so a moved file has left its old path even
+    # when replay cannot rebuild the new content.
+    if destination != path:
+        state.delete(c, path, "move")
+    if destination is None:
         return
-    try:
-        updated = apply_update(current, op.chunks) if op.chunks else current
-    except PatchError as error:
-        state.fail(c, path, "patch", error.reason)
-        return
-    if op.move_to is None:
-        state.set(c, path, updated, "patch")
-        return
-    destination = state.resolve(c, op.move_to, cwd)
-    state.delete(c, path, "move")
-    if destination is not None:
+    if updated is None:
+        state.fail(c, destination, "patch", reason)
+    else:
         state.set(c, destination, updated, "patch")
 
 

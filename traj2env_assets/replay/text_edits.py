@@ -46,7 +46,7 @@ def apply_against_original(content: str, edits: list[Replacement]) -> str:
         first = content.find(edit.old)
         if first < 0:
             raise EditError("old_text_not_found")
-        if content.find(edit.old, first + 1) >= 0:
+        if content.count(edit.old) > 1:  # pi counts non-overlapping occurrences
             raise EditError("old_text_ambiguous")
         spans.append((first, first + len(edit.old), edit.new))
     spans.sort()

@@ -42,7 +42,8 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
         snapshots: list[dict[str, str]] = []
         for _ in range(data.draw(st.integers(1, 8))):
             files = _snapshot(real)
-            kind = data.draw(st.sampled_from(["write", "edit", "patch_add", "patch_update", "heredoc", "echo", "rm", "mv", "cp"]))
+            kinds = ["write", "edit", "pi_edit", "patch_add", "patch_update", "patch_move", "heredoc", "echo", "rm", "mv", "cp"]
+            kind = data.draw(st.sampled_from(kinds))
             name = data.draw(st.sampled_from(NAMES))
             if kind == "write":
                 text = "\n".join(data.draw(LINES)) + "\n"
@@ -60,6 +61,26 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                 updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)
                 _write_real(real, name, updated)
                 session.call("Edit", {"file_path": f"{ROOT}/{name}", "old_string": old, "new_string": new, "replace_all": replace_all})
+            elif kind == "pi_edit" and files:
+                name = data.draw(st.sampled_from(sorted(files)))
+                content = files[name]
+                start = data.draw(st.integers(0, max(0, len(content) - 1)))
+                old = content[start : start + data.draw(st.integers(1, 8))]
+                if not old or content.count(old) != 1:
+                    continue
+                new = data.draw(st.sampled_from(["", "pi", "q = 7\n"]))
+                _write_real(real, name, content.replace(old, new))
+                session.call("edit", {"path": name, "oldText": old, "newText": new}, "Successfully replaced text")
+            elif kind == "patch_move" and files:
+                source = data.draw(st.sampled_from(sorted(files)))
+                if source == name or not files[source].endswith("\n"):
+                    continue
+                body = files[source].split("\n")[:-1]
+                _write_real(real, name, "".join(line + "\n" for line in [*body, "moved"]))
+                (real / source).unlink()
+                hunk = "".join(f" {line}\n" for line in body) + "+moved\n"
+                patch = f"*** Begin Patch\n*** Update File: {source}\n*** Move to: {name}\n@@\n{hunk}*** End Patch"
+                session.call("apply_patch", {"input": patch}, "Success.")
             elif kind == "patch_add":
                 lines = data.draw(LINES)
                 _write_real(real, name, "".join(line + "\n" for line in lines))
