@@ -134,6 +134,12 @@ def _write_from(state: ReplayState, c: CallContext, op: WriteFrom) -> None:
             pieces.append(part)
             continue
         source = _ref(state, c, part)
+        if source == path:
+            # The shell truncates a `>` target before the command reads it; with `>>`
+            # cat refuses to read its own output file.
+            if not op.append:
+                state.set(c, path, "", "redirect")
+            return
         text = state.vfs.content(source) if source is not None else None
         if text is None:
             state.lose(c, path, "shell_copy_unknown_source")
