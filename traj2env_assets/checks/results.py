@@ -6,7 +6,8 @@ Failing ids, by tool:
 - pytest: ``FAILED``/``ERROR`` lines of the short summary (and ``-v`` result lines):
   the node id, e.g. ``tests/test_calc.py::test_add``
 - unittest: ``FAIL:``/``ERROR:`` headers: ``module.Class.test_name``
-- node --test: TAP ``not ok N - name`` lines (subtests joined with `` > ``)
+- node --test: TAP ``not ok N - name`` lines (subtests joined with `` > ``) or the
+  spec reporter's innermost ``✖ name (time)`` lines
 - jest/vitest/mocha: ``●`` headers, ``FAIL``/``×`` lines
 - tsc: ``file(line,col): error TSxxxx`` or ``file:line:col - error TSxxxx``: ``file:line: TSxxxx``
 - eslint (stylish): ``file:line: rule``; ruff: ``file:line: CODE``; mypy: ``file:line: code``
@@ -25,12 +26,14 @@ from pydantic import BaseModel, Field
 from traj2env_assets.checks.recognise import CheckCommand
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-_PYTEST_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - .*)?$", re.MULTILINE)
+_PYTEST_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S.*?)(?: - .*)?$", re.MULTILINE)
 _PYTEST_VERBOSE_ID = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b", re.MULTILINE)
 _PYTEST_COUNTS = re.compile(r"(\d+) (failed|passed|errors?|skipped|xfailed|xpassed|deselected)")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)", re.MULTILINE)
 _TAP_NOT_OK = re.compile(r"^( *)not ok \d+ - (.+?)(?: # .*)?$", re.MULTILINE)
 _TAP_SUBTEST = re.compile(r"^( *)# Subtest: (.+)$", re.MULTILINE)
+_TAP_COUNTS = re.compile(r"^# (pass|fail|skipped|todo|cancelled) (\d+)$", re.MULTILINE)
+_SPEC_FAIL = re.compile(r"^( *)\u2716 (.+?) \([\d.]+m?s\)$", re.MULTILINE)
 _JEST_BULLET = re.compile(r"^\s*\u25cf (.+?)$", re.MULTILINE)
 _VITEST_FAIL = re.compile(r"^\s*(?:FAIL|\u00d7|\u2715|\u2716)\s+(.+?)(?:\s+\d+ms)?$", re.MULTILINE)
 _TSC = re.compile(r"^(\S.*?)(?:\((\d+),\d+\)|:(\d+):\d+)(?::| -) error (TS\d+)", re.MULTILINE)
@@ -92,6 +95,22 @@ def _tap_ids(text: str) -> list[str]:
     return _unique([name for _, name in leaves])
 
 
+def _spec_ids(text: str) -> list[str]:
+    # Node's spec reporter: "✖ name (1.2ms)", nested by indentation; the
+    # "failing tests:" recap repeats them, which de-duplication absorbs.
+    failures = [(len(m.group(1)), m.group(2)) for m in _SPEC_FAIL.finditer(text)]
+    leaves = [
+        name
+        for index, (indent, name) in enumerate(failures)
+        if not (index + 1 < len(failures) and failures[index + 1][0] > indent)
+    ]
+    return _unique(leaves)
+
+
+def _node_test_ids(text: str) -> list[str]:
+    return _unique(_tap_ids(text) + _spec_ids(text))
+
+
 def _jest_ids(text: str) -> list[str]:
     bullets = [b for b in _JEST_BULLET.findall(text) if not b.startswith("Console")]
     return _unique(bullets + _VITEST_FAIL.findall(text))
@@ -127,7 +146,7 @@ def _mypy_ids(text: str) -> list[str]:
 _PARSERS = {
     "pytest": _pytest_ids,
     "unittest": _unittest_ids,
-    "node-test": _tap_ids,
+    "node-test": _node_test_ids,
     "jest": _jest_ids,
     "vitest": _jest_ids,
     "mocha": _jest_ids,
@@ -149,6 +168,9 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
     counts: dict[str, int] = {}
     for number, label in _PYTEST_COUNTS.findall(text):
         key = "errors" if label.startswith("error") else label
+        counts[key] = counts.get(key, 0) + int(number)
+    for label, number in _TAP_COUNTS.findall(text):
+        key = {"pass": "passed", "fail": "failed"}.get(label, label)
         counts[key] = counts.get(key, 0) + int(number)
     code = exit_code
     if check.piped or code is None:

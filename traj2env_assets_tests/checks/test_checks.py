@@ -112,3 +112,22 @@ def test_exit_code_from_output_when_not_recorded() -> None:
     check = recognise_check("npm run check", {"package.json": PACKAGE})
     assert check is not None
     assert not parse_check_result(check, "npm error command failed\nCommand exited with code 2", None).passed
+
+
+def test_node_spec_reporter_and_tap_counts() -> None:
+    spec = (
+        "\u2714 tokenize (0.5ms)\n\u2716 math (2.1ms)\n  \u2716 adds (1.0ms)\n  \u2714 subtracts (0.2ms)\n"
+        "\u2139 tests 3\n\u2139 fail 1\n\n\u2716 failing tests:\n\n  \u2716 adds (1.0ms)\n"
+    )
+    check = recognise_check("node --test", {})
+    assert check is not None
+    assert parse_check_result(check, spec, 1).failing_ids == ["adds"]
+    tap = "not ok 1 - a\n# tests 2\n# pass 1\n# fail 1\n"
+    assert parse_check_result(check, tap, 1).counts == {"passed": 1, "failed": 1}
+
+
+def test_pytest_ids_with_spaces_in_parameters() -> None:
+    check = recognise_check("pytest", {})
+    assert check is not None
+    output = "FAILED tests/test_a.py::test_x[a b] - assert 1 == 2\n1 failed"
+    assert parse_check_result(check, output, 1).failing_ids == ["tests/test_a.py::test_x[a b]"]
