@@ -168,7 +168,7 @@ class ReplayOutcome(_Model):
     status: Literal["replayed", "skipped"]
     reason: str | None = None
     """For ``skipped``: ``gate`` (scan gate blocked it), ``scan_missing`` (no verdict yet),
-    ``conversion_missing``,
+    ``conversion_missing``, ``replay_error`` (a bug in replay; ``detail`` has it),
     ``invalid_trajectory``."""
     detail: str | None = None
     input_hash: str

@@ -4,12 +4,15 @@ Input ``<workspace>/conversion/<key>/trajectory.json``; output the whole directo
 ``<workspace>/replay/<key>/`` written atomically, with ``outcome.json`` last in
 meaning: it holds the input hash and code version, so an unchanged rerun is a cache
 hit. A trajectory the scan gate blocked (or not yet scanned), a missing conversion or an invalid document
-is recorded as ``skipped`` with a reason, never raised.
+is recorded as ``skipped`` with a reason, never raised; so is an unexpected error in
+replay itself (``replay_error``, with the exception in ``detail``), so one trajectory
+cannot fail a batch run.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 from atif import Trajectory
@@ -99,9 +102,16 @@ def replay_partition(
                 outcome.reason = "invalid_trajectory"
                 outcome.detail = str(error)[:2000]
             else:
-                result = replay_trajectory(trajectory)
-                write_record(result, staging)
-                outcome.status = "replayed"
-                fidelity = result.record.fidelity
+                try:
+                    result = replay_trajectory(trajectory)
+                    write_record(result, staging)
+                except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch
+                    outcome.reason = "replay_error"
+                    outcome.detail = f"{type(error).__name__}: {error}"[:2000]
+                    shutil.rmtree(staging)
+                    staging.mkdir()
+                else:
+                    outcome.status = "replayed"
+                    fidelity = result.record.fidelity
         atomic_write_json(staging / OUTCOME_FILE, outcome)
     return ReplayStageResult(partition_key=partition_key, path=target, outcome=outcome, cached=False, fidelity=fidelity)

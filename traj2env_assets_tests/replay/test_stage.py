@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
@@ -67,6 +68,18 @@ def test_blocked_missing_and_invalid_inputs_are_skipped_with_reasons(tmp_path: P
     missing = Workspace(root=tmp_path / "missing")
     atomic_write_json(missing.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="clean"))
     assert replay_partition(missing, KEY).outcome.reason == "conversion_missing"
+
+
+def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    workspace = _stage_inputs(tmp_path / "ws")
+
+    def broken(trajectory: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", broken)
+    result = replay_partition(workspace, KEY)
+    assert (result.outcome.status, result.outcome.reason, result.outcome.detail) == ("skipped", "replay_error", "RuntimeError: boom")
+    assert sorted(p.name for p in workspace.stage_dir("replay", KEY).iterdir()) == ["outcome.json"]
 
 
 def test_a_blocked_rerun_replaces_an_earlier_record(tmp_path: Path) -> None:
