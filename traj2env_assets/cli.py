@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from traj2env_assets.config import ConfigError, RunConfigFile, load_run_config
+from traj2env_assets.defs.docker import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
@@ -40,6 +41,47 @@ def ensure_dagster_home() -> Path:
     return home
 
 
+BATCH_SIZE = 8
+
+
+def partition_batches(instance: dg.DagsterInstance, keys: list[str]) -> list[list[str]]:
+    """Contiguous runs of ``keys`` in the instance's partition order, at most BATCH_SIZE long.
+
+    One run per batch costs far less than one run per trajectory (process-wide event and
+    step overhead), and a range run needs keys that are contiguous in insertion order.
+    """
+    wanted = set(keys)
+    batches: list[list[str]] = []
+    current: list[str] = []
+    for key in trajectories.get_partition_keys(dynamic_partitions_store=instance):
+        if key in wanted and len(current) < BATCH_SIZE:
+            current.append(key)
+            continue
+        if current:
+            batches.append(current)
+        current = [key] if key in wanted else []
+    if current:
+        batches.append(current)
+    return batches
+
+
+def run_partitions(job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str]) -> list[str]:
+    """Run ``batch`` in one range run; if it fails, rerun its keys one by one. Returns failed keys."""
+    if len(batch) > 1:
+        tags = {"dagster/asset_partition_range_start": batch[0], "dagster/asset_partition_range_end": batch[-1]}
+        result = job.execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=tags, raise_on_error=False)
+        if result.success:
+            return []
+    failed = []
+    for key in batch:
+        result = job.execute_in_process(
+            run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, raise_on_error=False
+        )
+        if not result.success:
+            failed.append(key)
+    return failed
+
+
 def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> Path:
     """Register the sources, run every stage per trajectory in-process, write report.json."""
     ensure_dagster_home()
@@ -49,6 +91,9 @@ def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> 
     registration = register_sources(workspace, config.source.path, config.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
     instance.add_dynamic_partitions(trajectories.name, keys)
+    # `jobs` caps concurrent Docker builds and trials across every run on this instance.
+    for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL):
+        instance.event_log_storage.set_concurrency_slots(pool, options.jobs)
     defs = build_definitions(
         WorkspaceResource(root=str(workspace.root)),
         PipelineResource(
@@ -63,14 +108,10 @@ def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> 
         TextColumn("{task.description}"), console=console,
     ) as progress:
         task = progress.add_task("", total=len(keys))
-        for key in keys:
-            progress.update(task, description=key)
-            result = pipeline_job.execute_in_process(
-                run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, raise_on_error=False
-            )
-            if not result.success:
-                failures.append(key)
-            progress.advance(task)
+        for batch in partition_batches(instance, keys):
+            progress.update(task, description=batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]}")
+            failures += run_partitions(pipeline_job, instance, batch)
+            progress.advance(task, len(batch))
     defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance)
     if failures:
         console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")

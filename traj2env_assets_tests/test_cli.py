@@ -55,7 +55,7 @@ def test_generate_runs_the_graph_and_prints_the_report_path(
     report_path = tmp_path / "tasks" / "report.json"
     assert f"report: {report_path}" in capsys.readouterr().out
     report = json.loads(report_path.read_text())
-    assert report["totals"] == {"inputs": 3, "converted": 1, "skipped": 2}
+    assert report["totals"] == {"inputs": 3, "converted": 1, "skipped": 2, "candidates": 0, "kept": 0, "dropped": 0}
     assert report["scan_outcomes"] == {"disabled": 1}
     assert report["totals_by_reason"] == {"empty_file": 1, "unrecognised_format": 1}
 

@@ -286,7 +286,7 @@ def trial_candidate(
             return _save_progress(
                 workspace, partition_key, progress.drop("trials_failed", progress.trials_failures or "")
             ), False
-        return progress.model_copy(update={"status": "trials_passed"}), False
+        return _save_progress(workspace, partition_key, progress.model_copy(update={"status": "trials_passed"})), False
     staged = staged_task_dir(workspace, partition_key, task_id)
     image = progress.image or ""
     matrix = engine.run_matrix(TrialTask(image=image, task_dir=staged), parallelism=parallelism)
