@@ -28,6 +28,7 @@ from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
 from traj2env_assets.replay.models import CommandManifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
+from traj2env_assets.replay.pi_reads import PieceAssembler, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.text_edits import (
@@ -36,7 +37,6 @@ from traj2env_assets.replay.text_edits import (
     apply_against_original,
     apply_sequential,
     decode_numbered_read,
-    decode_pi_read,
 )
 from traj2env_assets.replay.tool_results import read_result
 
@@ -77,6 +77,8 @@ class _Replayer:
     running: dict[str, ShellCommand] = field(default_factory=dict)
     """Codex unified-exec sessions still running, by session id."""
     visited_subagents: set[str] = field(default_factory=set)
+    pieces: dict[str, PieceAssembler] = field(default_factory=dict)
+    """pi files read in pieces, by path, while their content is unknown."""
 
     @property
     def fidelity(self) -> ReplayFidelity:
@@ -223,14 +225,19 @@ class _Replayer:
             return
         if c.result.failed:
             return
-        partial = c.args.get("offset") is not None or c.args.get("limit") is not None
-        content = None if partial else self._full_read_content(c)
+        if c.call.function_name == "read":
+            content = self._pi_read(c, path)
+        else:
+            partial = c.args.get("offset") is not None or c.args.get("limit") is not None
+            content = None if partial else self._full_read_content(c)
         if content is None:
             if not self.state.vfs.exists(path):
-                # A Claude Code listing that is not a whole numbered text (an image, a
-                # 2,000-line cut) or a pi read cut short: only part of the file was seen.
+                # Only part of the file was seen: a Claude Code listing with an offset or
+                # limit, an image, a 2,000-line cut, or pi pieces not yet covering it.
                 self.state.lose(c, path, "partial_read")
+            self._stamp_pieces(path)
             return
+        self.pieces.pop(path, None)
         self.fidelity.full_reads += 1
         current = self.state.vfs.content(path)
         if current == content:
@@ -239,6 +246,26 @@ class _Replayer:
         if current is not None:
             self.fidelity.resyncs += 1
         self.state.set(c, path, content, "read")
+
+    def _pi_read(self, c: CallContext, path: str) -> str | None:
+        offset = c.args.get("offset")
+        chunk = parse_pi_read(c.result.text, offset if isinstance(offset, int) else None)
+        if chunk is None:
+            return None
+        if chunk.whole:
+            return "\n".join(chunk.lines)
+        if path in self.state.vfs.known:
+            return None
+        version = len(self.state.vfs.history.get(path, []))
+        assembler = self.pieces.get(path)
+        if assembler is None or assembler.version != version:
+            assembler = self.pieces[path] = PieceAssembler(version=version)
+        return assembler.add(chunk)
+
+    def _stamp_pieces(self, path: str) -> None:
+        # Marking the file lost is not a change of its content: keep collecting pieces.
+        if path in self.pieces:
+            self.pieces[path].version = len(self.state.vfs.history.get(path, []))
 
     def _full_read_content(self, c: CallContext) -> str | None:
         extra = c.result.extra
@@ -249,8 +276,6 @@ class _Replayer:
                 or extra.file_num_lines >= extra.file_total_lines
             )
             return extra.file_content if whole else None
-        if c.call.function_name == "read":
-            return decode_pi_read(c.result.text)
         return decode_numbered_read(c.result.text)
 
     # -- shell ----------------------------------------------------------------------

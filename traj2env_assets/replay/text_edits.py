@@ -91,13 +91,3 @@ def decode_numbered_read(text: str) -> str | None:
     if not decoded or len(decoded) >= CLAUDE_READ_LINE_LIMIT:
         return None
     return "".join(line + "\n" for line in decoded)
-
-
-_PI_TRUNCATION = re.compile(r"\n*\[[^\[\]]*Use offset=\d+ to continue\.?\]\s*$")
-
-
-def decode_pi_read(text: str) -> str | None:
-    """File text from a pi ``read`` result, or None when pi truncated it."""
-    if _PI_TRUNCATION.search(text):
-        return None
-    return text

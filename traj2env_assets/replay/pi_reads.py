@@ -1,0 +1,79 @@
+"""pi ``read`` results, including files read in pieces.
+
+pi prints the requested lines verbatim, joined by newlines, and ends a result that
+stops before the end of the file with a trailer: ``[N more lines in file. Use
+offset=X to continue]`` (older versions: ``... (N more lines not shown. Use offset=X
+to continue reading)``) or, when its 50 KB cap cut the output, ``[Showing lines A-B
+of T (50.0KB limit). Use offset=X to continue]``. A last line that looks like any
+other trailer makes the result unusable rather than guessed. A result without a trailer reached
+the end of the file. Lines split on ``\\n``, so a final newline shows as a last empty
+line and joining the lines gives the file back exactly (checked against the real
+pi-mono session: every offset read of a file replay knew matched it).
+
+An agent often reads a large file in pieces; once pieces cover every line of the
+same version of the file, the file is known.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_MORE = re.compile(
+    r"\n\n(?:\[(\d+) more lines in file\. Use offset=(\d+) to continue\.?\]"
+    r"|\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\))\s*\Z"
+)
+_SHOWING = re.compile(r"\n\n\[Showing lines (\d+)-(\d+) of (\d+)[^\]\n]*\. Use offset=\d+ to continue\.?\]\s*\Z")
+_OTHER_TRAILER = re.compile(r"Use offset=|more lines|exceeds|\blimit\b|truncated", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ReadChunk:
+    first: int
+    """1-based number of the first line shown."""
+    lines: list[str]
+    total: int
+    """Lines in the file (a final newline counts as a last, empty line)."""
+
+    @property
+    def whole(self) -> bool:
+        return self.first == 1 and len(self.lines) == self.total
+
+
+def parse_pi_read(text: str, offset: int | None) -> ReadChunk | None:
+    """The lines a pi read showed, or None when the result is not a plain listing."""
+    first = offset if offset and offset > 0 else 1
+    showing = _SHOWING.search(text)
+    if showing:
+        start, end, total = (int(group) for group in showing.groups())
+        lines = text[: showing.start()].split("\n")
+        return ReadChunk(start, lines, total) if len(lines) == end - start + 1 else None
+    more = _MORE.search(text)
+    if more:
+        remaining, following = (int(g) for g in more.groups() if g is not None)
+        lines = text[: more.start()].split("\n")
+        return ReadChunk(first, lines, following - 1 + remaining) if following == first + len(lines) else None
+    if _OTHER_TRAILER.search(text[-300:].rsplit("\n", 1)[-1]):
+        return None  # a trailer of a pi version we do not know: do not guess
+    lines = text.split("\n")
+    return ReadChunk(first, lines, first - 1 + len(lines))
+
+
+@dataclass
+class PieceAssembler:
+    """Lines seen so far of one version of one file."""
+
+    version: int
+    total: int | None = None
+    lines: dict[int, str] = field(default_factory=dict)
+
+    def add(self, chunk: ReadChunk) -> str | None:
+        """Add a piece; the whole file text once every line has been seen."""
+        if self.total is not None and self.total != chunk.total:
+            self.lines.clear()
+        self.total = chunk.total
+        for number, line in enumerate(chunk.lines, start=chunk.first):
+            self.lines[number] = line
+        if all(number in self.lines for number in range(1, self.total + 1)):
+            return "\n".join(self.lines[number] for number in range(1, self.total + 1))
+        return None
