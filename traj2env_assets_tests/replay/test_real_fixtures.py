@@ -115,3 +115,13 @@ def test_every_real_fixture_replays_with_fidelity_figures(relative: str, tmp_pat
 def test_redacted_codex_patches_fail_to_parse_not_crash(tmp_path: Path) -> None:
     record = _record(_load("localpush-codex/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl"), tmp_path)
     assert record.fidelity.edits_failed_by_reason == {"patch_parse_error": 22}
+
+
+def test_pi_file_cut_at_50kb_is_rebuilt_from_the_follow_up_read(pi_record: ReplayRecord) -> None:
+    renderer = pi_record.files["packages/coding-agent/src/tui/tui-renderer.ts"]
+    # Step 2 read lines 1-1603 of 2377 (pi's 50 KB cap), step 3 read from line 1604 on.
+    assert [(h.step_id, h.action) for h in renderer.history[:2]] == [(2, "lost"), (3, "read")]
+    first_command = next(pi_record.shell_commands()).command_index
+    text = pi_record.files_before(first_command)["packages/coding-agent/src/tui/tui-renderer.ts"]
+    assert text.count("\n") == 2376
+    assert text.startswith("import { randomBytes } from \"node:crypto\";\n")
