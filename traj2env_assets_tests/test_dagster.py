@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -118,3 +121,29 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     assert [request.partition_key for request in third.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
     assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
     assert third.run_requests[0].run_key != first.run_requests[0].run_key
+
+
+def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
+    workspace = Workspace(root=tmp_path / "ws")
+    key = register_sources(workspace, source).new[0]
+    home = tmp_path / "home"
+    home.mkdir()
+    with dg.DagsterInstance.local_temp(str(home)) as instance:
+        instance.add_dynamic_partitions(trajectories.name, [key])
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "TRAJ2ENV_WORKSPACE": str(workspace.root),
+        "TRAJ2ENV_CONFIG": str(_config(tmp_path, source)),
+    }
+    dagster = Path(sys.executable).parent / "dagster"
+    completed = subprocess.run(
+        [str(dagster), "asset", "materialize", "-m", "traj2env_assets.definitions",
+         "--select", "trajectory_atif", "--partition", key],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert json.loads((workspace.root / "conversion" / key / "record.json").read_text())["status"] == "converted"
