@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 # Dagster tags every run of a backfill with the backfill's id; those runs share one ledger.
 BACKFILL_TAG = "dagster/backfill"
+# The Dagster concurrency pool of every asset that calls the model (``@dg.asset(pool=LLM_POOL)``).
+# Limited to ``jobs`` slots, it keeps at most ``jobs`` calls in flight across all runs of a
+# backfill, which is what bounds the spend cap's overshoot (see ``traj2env_assets.llm.ledger``).
+LLM_POOL = "llm"
 OPTION_DEFAULTS = PipelineOptions()
 
 
@@ -86,6 +90,11 @@ class LlmResource(dg.ConfigurableResource):
 
     def client_for(self, context: dg.AssetExecutionContext) -> LlmClient:
         return self.client(self.scope_for(context))
+
+
+def limit_llm_pool(instance: dg.DagsterInstance, jobs: int) -> None:
+    """Give the LLM pool ``jobs`` slots; the generate command calls this before launching runs."""
+    instance.event_log_storage.set_concurrency_slots(LLM_POOL, jobs)
 
 
 def llm_usage_metadata(usage: LlmUsage) -> dict[str, dg.MetadataValue]:

@@ -82,7 +82,9 @@ class LlmClient:
     def propose(
         self, prompt: Prompt, values: Mapping[str, object], schema: type[ProposalT]
     ) -> LlmOutcome[ProposalT]:
-        """One proposal for one candidate; never raises for a per-candidate problem."""
+        """One proposal for one candidate. A per-candidate problem is an outcome, never an exception;
+        raises only PromptError (values that do not fit the prompt) and LlmConfigurationError
+        (a problem every call would hit, such as a missing key or an unknown model)."""
         messages = [{"role": "user", "content": prompt.render(values)}]
         request = CompletionRequest(
             model=self.settings.model,
@@ -95,7 +97,9 @@ class LlmClient:
             api_base=self.settings.api_base,
         )
         key = cache_key(request, prompt.name, prompt.version)
-        outcome = self._from_cache(key, schema) or self._from_provider(key, prompt, request, schema)
+        outcome = self._from_cache(key, schema)
+        if outcome is None:
+            outcome = self._from_provider(key, prompt, request, schema)
         if outcome.skip_reason != "budget_exhausted":  # admission already counted it
             self.ledger.record(outcome.usage)
         return outcome

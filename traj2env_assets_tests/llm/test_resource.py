@@ -8,7 +8,7 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.config import PipelineOptions
-from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
+from traj2env_assets.defs.llm import LLM_POOL, LlmResource, limit_llm_pool, llm_usage_metadata
 from traj2env_assets.defs.resources import WorkspaceResource
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.outcome import LlmConfigurationError
@@ -16,7 +16,7 @@ from traj2env_assets_tests.llm.fake_provider import FakeProvider, TitleProposal
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL, title_prompt
 
 
-@dg.asset
+@dg.asset(pool=LLM_POOL)
 def proposal(context: dg.AssetExecutionContext, llm: LlmResource) -> dg.MaterializeResult:
     outcome = llm.client_for(context).propose(title_prompt(), {"request": "Add a --json flag"}, TitleProposal)
     return dg.MaterializeResult(metadata=llm_usage_metadata(outcome.usage))
@@ -80,3 +80,10 @@ def test_fake_provider_materialization_carries_usage_and_fills_the_run_ledger(
     # Without a spend scope, a single run's ledger is named by its run id.
     assert read_llm_usage(tmp_path.resolve(), result.run_id).calls == 1
     assert fake_provider.request_count == 1
+
+
+def test_llm_pool_gets_jobs_slots(tmp_path: Path) -> None:
+    with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
+        limit_llm_pool(instance, jobs=3)
+
+        assert instance.event_log_storage.get_concurrency_info(LLM_POOL).slot_count == 3

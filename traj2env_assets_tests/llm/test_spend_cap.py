@@ -59,6 +59,9 @@ def test_fake_provider_spend_cap_holds_across_4_threads(tmp_path: Path, fake_pro
     _assert_cap_held(tmp_path, fake_provider, [reason for result in results for reason in result])
 
 
+# fork copies this process with its threads' state; should a child ever inherit a held
+# lock, the timeout fails the test instead of hanging the suite.
+@pytest.mark.timeout(60)
 def test_fake_provider_spend_cap_holds_across_4_processes(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
