@@ -12,7 +12,9 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.families.repair.instruction import failure_excerpt
 from traj2env_assets.families.repair.stage import (
     MINER_VERSION,
+    CandidateProgress,
     active_candidates,
+    for_each_candidate,
     mine_partition,
     prepare_candidate,
     publish_candidate,
@@ -101,25 +103,27 @@ def repair_task_images(
     ws = workspace.workspace()
     config = pipeline.run_config()
     engine = _engine(docker_engine, pipeline)
-    for key in context.partition_keys:
-        task_ids = active_candidates(ws, key) if _repair_enabled(pipeline) else []
+    enabled = _repair_enabled(pipeline)
+    pairs = [(key, task_id) for key in context.partition_keys for task_id in (active_candidates(ws, key) if enabled else [])]
+
+    def prepare(key: str, task_id: str) -> CandidateProgress:
         conversion = read_conversion(ws, key)
         model = conversion.model_name if conversion else None
-        built = cached = 0
-        excerpt = ""
-        for task_id in task_ids:
-            progress = prepare_candidate(ws, key, task_id, engine, org=config.output.org, source_model=model)
-            built += int(bool(progress.image_built))
-            cached += int(progress.image_built is False)
-            if progress.calibration and not excerpt:
-                excerpt = failure_excerpt(progress.calibration.output_tail)
+        return prepare_candidate(ws, key, task_id, engine, org=config.output.org, source_model=model)
+
+    results = dict(zip(pairs, for_each_candidate(prepare, pairs, pipeline.options().jobs), strict=True))
+    for key in context.partition_keys:
+        mine = [(task_id, progress) for (k, task_id), progress in results.items() if k == key]
+        excerpt = next(
+            (failure_excerpt(p.calibration.output_tail) for _, p in mine if p.calibration is not None), ""
+        )
         context.add_asset_metadata(
             {
-                "candidates": len(task_ids),
-                "images_built": built,
-                "images_reused": cached,
+                "candidates": len(mine),
+                "images_built": sum(1 for _, p in mine if p.image_built),
+                "images_reused": sum(1 for _, p in mine if p.image_built is False),
                 "calibration_output": dg.MetadataValue.md(f"```\n{excerpt}\n```" if excerpt else "none"),
-                "candidates_table": dg.MetadataValue.md(_progress_table(ws, key, task_ids)),
+                "candidates_table": dg.MetadataValue.md(_progress_table(ws, key, [task_id for task_id, _ in mine])),
             },
             partition_key=key,
         )
@@ -143,19 +147,33 @@ def repair_trials(
     ws = workspace.workspace()
     engine = _engine(docker_engine, pipeline)
     jobs = pipeline.options().jobs
+    enabled = _repair_enabled(pipeline)
+    pairs = [
+        (key, task_id)
+        for key in context.partition_keys
+        for task_id in (active_candidates(ws, key) if enabled else [])
+        if (progress := read_progress(ws, key, task_id)) and progress.status in ("calibrated", "trials_passed", "published")
+    ]
+    # Candidates run side by side; a lone candidate runs its controls side by side instead.
+    parallelism = jobs if len(pairs) == 1 else 1
+    ran = dict(
+        zip(
+            pairs,
+            for_each_candidate(
+                lambda key, task_id: trial_candidate(ws, key, task_id, engine, parallelism=parallelism)[1], pairs, jobs
+            ),
+            strict=True,
+        )
+    )
     for key in context.partition_keys:
-        ready = [
-            task_id
-            for task_id in (active_candidates(ws, key) if _repair_enabled(pipeline) else [])
-            if (progress := read_progress(ws, key, task_id)) and progress.status in ("calibrated", "trials_passed", "published")
-        ]
-        ran = [trial_candidate(ws, key, task_id, engine, parallelism=jobs)[1] for task_id in ready]
+        mine = [task_id for (k, task_id) in ran if k == key]
+        runs = sum(1 for (k, _), did_run in ran.items() if k == key and did_run)
         context.add_asset_metadata(
             {
-                "candidates_tried": len(ready),
-                "trial_matrices_run": sum(ran),
-                "trial_matrices_reused": len(ran) - sum(ran),
-                "trial_matrix": dg.MetadataValue.md(_progress_table(ws, key, ready)),
+                "candidates_tried": len(mine),
+                "trial_matrices_run": runs,
+                "trial_matrices_reused": len(mine) - runs,
+                "trial_matrix": dg.MetadataValue.md(_progress_table(ws, key, mine)),
             },
             partition_key=key,
         )

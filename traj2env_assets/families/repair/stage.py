@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import shlex
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -46,6 +48,7 @@ from traj2env_assets.workspace import Workspace, atomic_write_json
 STAGE_REPAIR = "repair"
 MINER_VERSION = "1"
 CALIBRATION_TIMEOUT_S = 300
+T = TypeVar("T")
 CandidateStatus = Literal["candidate", "dropped", "calibrated", "trials_passed", "published"]
 
 
@@ -323,3 +326,13 @@ def publish_candidate(workspace: Workspace, partition_key: str, task_id: str, de
     return _save_progress(
         workspace, partition_key, progress.model_copy(update={"status": "published", "published_path": outcome.path})
     )
+
+
+def for_each_candidate(
+    work: Callable[[str, str], T], pairs: list[tuple[str, str]], jobs: int
+) -> list[T]:
+    """Run ``work(partition_key, task_id)`` for every pair, ``jobs`` at a time (Docker does the heavy lifting)."""
+    if jobs <= 1 or len(pairs) <= 1:
+        return [work(key, task_id) for key, task_id in pairs]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda pair: work(*pair), pairs))
