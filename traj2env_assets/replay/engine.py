@@ -28,7 +28,7 @@ from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
 from traj2env_assets.replay.models import CommandManifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
-from traj2env_assets.replay.pi_reads import PieceAssembler, parse_pi_read
+from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.text_edits import (
@@ -78,7 +78,7 @@ class _Replayer:
     """Codex unified-exec sessions still running, by session id."""
     visited_subagents: set[str] = field(default_factory=set)
     pieces: dict[str, PieceAssembler] = field(default_factory=dict)
-    """pi files read in pieces, by path, while their content is unknown."""
+    """Files read in pieces, by path, while their content is unknown."""
 
     @property
     def fidelity(self) -> ReplayFidelity:
@@ -225,11 +225,10 @@ class _Replayer:
             return
         if c.result.failed:
             return
-        if c.call.function_name == "read":
-            content = self._pi_read(c, path)
-        else:
-            partial = c.args.get("offset") is not None or c.args.get("limit") is not None
-            content = None if partial else self._full_read_content(c)
+        chunk = self._read_chunk(c)
+        content = None
+        if chunk is not None:
+            content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
         if content is None:
             if not self.state.vfs.exists(path):
                 # Only part of the file was seen: a Claude Code listing with an offset or
@@ -247,13 +246,26 @@ class _Replayer:
             self.fidelity.resyncs += 1
         self.state.set(c, path, content, "read")
 
-    def _pi_read(self, c: CallContext, path: str) -> str | None:
-        offset = c.args.get("offset")
-        chunk = parse_pi_read(c.result.text, offset if isinstance(offset, int) else None)
-        if chunk is None:
+    def _read_chunk(self, c: CallContext) -> ReadChunk | None:
+        """The lines a read showed (pi text with trailers; Claude Code ``file`` fields
+        or a numbered listing), or None when they cannot be known exactly."""
+        offset, limit = c.args.get("offset"), c.args.get("limit")
+        if c.call.function_name == "read":
+            return parse_pi_read(c.result.text, offset if isinstance(offset, int) else None)
+        extra = c.result.extra
+        if extra is not None and extra.file_content is not None:
+            lines = extra.file_content.split("\n")
+            if extra.file_total_lines is None:
+                return ReadChunk(1, lines, len(lines)) if offset is None and limit is None else None
+            if extra.file_num_lines is not None and extra.file_num_lines != len(lines):
+                return None
+            return ReadChunk(extra.file_start_line or 1, lines, extra.file_total_lines)
+        if offset is not None or limit is not None:
             return None
-        if chunk.whole:
-            return "\n".join(chunk.lines)
+        decoded = decode_numbered_read(c.result.text)
+        return None if decoded is None else ReadChunk(1, decoded.split("\n"), decoded.count("\n") + 1)
+
+    def _add_piece(self, path: str, chunk: ReadChunk) -> str | None:
         if path in self.state.vfs.known:
             return None
         version = len(self.state.vfs.history.get(path, []))
@@ -266,17 +278,6 @@ class _Replayer:
         # Marking the file lost is not a change of its content: keep collecting pieces.
         if path in self.pieces:
             self.pieces[path].version = len(self.state.vfs.history.get(path, []))
-
-    def _full_read_content(self, c: CallContext) -> str | None:
-        extra = c.result.extra
-        if extra is not None and extra.file_content is not None:
-            whole = extra.file_start_line in (None, 1) and (
-                extra.file_num_lines is None
-                or extra.file_total_lines is None
-                or extra.file_num_lines >= extra.file_total_lines
-            )
-            return extra.file_content if whole else None
-        return decode_numbered_read(c.result.text)
 
     # -- shell ----------------------------------------------------------------------
 

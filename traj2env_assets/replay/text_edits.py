@@ -65,6 +65,7 @@ def apply_against_original(content: str, edits: list[Replacement]) -> str:
 
 _NUMBERED_LINE = re.compile(r"^ *(\d+)\u2192(.*)$")
 _SYSTEM_REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>\s*$", re.DOTALL)
+_EMPTY_FILE = "the file exists but the contents are empty"
 CLAUDE_READ_LINE_LIMIT = 2000
 
 
@@ -72,13 +73,13 @@ def decode_numbered_read(text: str) -> str | None:
     """File text from a Claude Code Read result (``   N→line`` per line), or None when
     the result is not a complete numbered listing starting at line 1.
 
-    The listing cannot show whether the file ended with a newline; we assume it did
-    (the convention for source files) — a converter that keeps
-    ``toolUseResult.file.content`` avoids the guess.
+    Claude Code numbers the pieces of ``text.split("\n")``, so a file ending with a
+    newline shows a last, empty numbered line and joining the lines gives the file
+    back exactly (checked against ``toolUseResult.file.content`` in real sessions).
     """
+    if _EMPTY_FILE in text and "\u2192" not in text:
+        return ""
     body = _SYSTEM_REMINDER.sub("", text)
-    if body.strip() == "" or "<system-reminder>" in body and "\u2192" not in body:
-        return None
     lines = body.split("\n")
     while lines and lines[-1] == "":
         lines.pop()
@@ -90,4 +91,4 @@ def decode_numbered_read(text: str) -> str | None:
         decoded.append(match.group(2))
     if not decoded or len(decoded) >= CLAUDE_READ_LINE_LIMIT:
         return None
-    return "".join(line + "\n" for line in decoded)
+    return "\n".join(decoded)

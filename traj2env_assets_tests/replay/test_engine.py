@@ -126,7 +126,7 @@ def test_write_over_a_changed_file_counts_a_resync(tmp_path: Path) -> None:
 def test_full_read_rebuilds_and_partial_read_marks_lost(tmp_path: Path) -> None:
     session = (
         SessionBuilder()
-        .call("Read", {"file_path": f"{ROOT}/r.py"}, "     1\u2192import os\n     2\u2192print(os.sep)\n")
+        .call("Read", {"file_path": f"{ROOT}/r.py"}, "     1\u2192import os\n     2\u2192print(os.sep)\n     3\u2192\n")
         .call("Read", {"file_path": f"{ROOT}/s.py", "offset": 10, "limit": 5}, "    10\u2192x\n")
         .call("Read", {"file_path": f"{ROOT}/t.py"}, "ignored", file_content="exact\ncontent")
         .bash("true")
@@ -154,8 +154,8 @@ def test_a_read_that_matches_is_a_timeline_event_without_a_resync(tmp_path: Path
     session = (
         SessionBuilder()
         .call("Write", {"file_path": "w.py", "content": "w = 1\n"})
-        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 1\n")
-        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 2\n")
+        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 1\n     2\u2192\n")
+        .call("Read", {"file_path": "w.py"}, "     1\u2192w = 2\n     2\u2192\n")
         .bash("true")
     )
     record = _record(session, tmp_path)

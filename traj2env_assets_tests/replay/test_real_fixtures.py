@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from atif import Trajectory
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets.replay.text_edits import decode_numbered_read
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 
@@ -125,3 +127,18 @@ def test_pi_file_cut_at_50kb_is_rebuilt_from_the_follow_up_read(pi_record: Repla
     text = pi_record.files_before(first_command)["packages/coding-agent/src/tui/tui-renderer.ts"]
     assert text.count("\n") == 2376
     assert text.startswith("import { randomBytes } from \"node:crypto\";\n")
+
+
+def test_claude_numbered_listings_decode_to_the_recorded_file_content() -> None:
+    checked = 0
+    for line in (REAL / "session-share" / "general-tool-calls.jsonl").read_text().splitlines():
+        if line.startswith("//"):
+            continue
+        entry = json.loads(line)
+        structured = entry.get("toolUseResult")
+        if not (isinstance(structured, dict) and structured.get("type") == "text"):
+            continue
+        listing = entry["message"]["content"][0]["content"]
+        assert decode_numbered_read(listing) == structured["file"]["content"]
+        checked += 1
+    assert checked == 9

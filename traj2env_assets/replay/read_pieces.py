@@ -1,14 +1,17 @@
-"""pi ``read`` results, including files read in pieces.
+"""Reads that show part of a file, and files rebuilt from such pieces.
 
-pi prints the requested lines verbatim, joined by newlines, and ends a result that
-stops before the end of the file with a trailer: ``[N more lines in file. Use
-offset=X to continue]`` (older versions: ``... (N more lines not shown. Use offset=X
-to continue reading)``) or, when its 50 KB cap cut the output, ``[Showing lines A-B
-of T (50.0KB limit). Use offset=X to continue]``. A last line that looks like any
-other trailer makes the result unusable rather than guessed. A result without a trailer reached
-the end of the file. Lines split on ``\\n``, so a final newline shows as a last empty
-line and joining the lines gives the file back exactly (checked against the real
-pi-mono session: every offset read of a file replay knew matched it).
+Both agents number the pieces of ``text.split("\n")``: a final newline shows as a
+last, empty line, and joining the lines gives the file back exactly.
+
+Claude Code gives a piece directly (``toolUseResult.file``: content, startLine,
+numLines, totalLines; the converter keeps them as ``file_*`` extras). pi prints the
+requested lines verbatim and ends a result that stops before the end of the file
+with a trailer: ``[N more lines in file. Use offset=X to continue]`` (older versions:
+``... (N more lines not shown. Use offset=X to continue reading)``) or, when its
+50 KB cap cut the output, ``[Showing lines A-B of T (50.0KB limit). Use offset=X to
+continue]``; no trailer means the end of the file was reached. A last line that looks
+like any other trailer makes the result unusable rather than guessed. (Checked
+against the real pi-mono session: every offset read of a file replay knew matched it.)
 
 An agent often reads a large file in pieces; once pieces cover every line of the
 same version of the file, the file is known.

@@ -1,11 +1,11 @@
-"""pi read results: trailers, and files rebuilt from pieces read at offsets."""
+"""Read pieces: pi trailers, and files rebuilt from pieces read at offsets (pi and Claude Code)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
-from traj2env_assets.replay.pi_reads import ReadChunk, parse_pi_read
+from traj2env_assets.replay.read_pieces import ReadChunk, parse_pi_read
 from traj2env_assets_tests.replay.builders import SessionBuilder
 
 FILE = "one\ntwo\nthree\nfour\n"  # five lines for pi: the final newline ends with an empty one
@@ -54,3 +54,20 @@ def test_a_change_between_pieces_starts_over(tmp_path: Path) -> None:
 def test_a_whole_read_with_a_limit_past_the_end_is_the_file(tmp_path: Path) -> None:
     session = SessionBuilder(source_format="pi").call("read", {"path": "f.txt", "limit": 50}, FILE).bash("true")
     assert _record(session, tmp_path).files_before(0) == {"f.txt": FILE}
+
+
+def test_claude_code_pieces_from_the_file_fields(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .call("Read", {"file_path": "c.py", "limit": 2}, "listing", file_content="a = 1\nb = 2")
+        .bash("true")
+        .call("Read", {"file_path": "c.py", "offset": 3}, "listing", file_content="c = 3\n")
+        .bash("true")
+    )
+    trajectory = session.build()
+    trajectory.steps[0].observation.results[0].extra.update(file_start_line=1, file_num_lines=2, file_total_lines=4)
+    trajectory.steps[2].observation.results[0].extra.update(file_start_line=3, file_num_lines=2, file_total_lines=4)
+    write_record(replay_trajectory(trajectory), tmp_path)
+    record = ReplayRecord.load(tmp_path)
+    assert record.lost_before(0) == {"c.py"}
+    assert record.files_before(1) == {"c.py": "a = 1\nb = 2\nc = 3\n"}
