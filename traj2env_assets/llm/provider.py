@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict
 from traj2env_assets.llm.cache import ModelRequest
 from traj2env_assets.llm.outcome import CostSource, DeclineReason, LlmConfigurationError
 
-# Without this, importing litellm fetches the remote model-cost map (retrying for
-# seconds when offline); the map bundled with the pinned release keeps prices stable.
+# Without these, importing litellm fetches the remote model-cost map (retrying for
+# seconds when offline) and the first Anthropic call fetches a beta-header table; the
+# copies bundled with the pinned release keep prices and requests stable and offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")
 
 import litellm
 import openai

@@ -36,6 +36,20 @@ class FakeReply:
     delay_s: float = 0.0
     error_message: str = "fake error"
 
+    def anthropic_body(self, model: str) -> dict[str, Any]:
+        if self.status != 200:
+            return {"type": "error", "error": {"type": "fake", "message": self.error_message}}
+        stop_reason = {"stop": "end_turn", "length": "max_tokens"}[self.finish_reason]
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": self.content or ""}],
+            "stop_reason": stop_reason,
+            "usage": {"input_tokens": self.prompt_tokens, "output_tokens": self.completion_tokens},
+        }
+
     def body(self, model: str) -> dict[str, Any]:
         if self.status != 200:
             return {"error": {"message": self.error_message, "type": "fake", "code": self.status}}
@@ -60,7 +74,8 @@ class FakeReply:
 
 
 class FakeProvider:
-    """Serves ``POST /v1/chat/completions``: scripted replies first, then ``default``; counts requests."""
+    """Serves OpenAI's ``POST /v1/chat/completions`` and Anthropic's ``POST /v1/messages``:
+    scripted replies first, then ``default``; records every request."""
 
     def __init__(self) -> None:
         self.default = FakeReply()
@@ -74,7 +89,12 @@ class FakeProvider:
 
     @property
     def api_base(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.anthropic_api_base}/v1"
+
+    @property
+    def anthropic_api_base(self) -> str:
+        # LiteLLM appends ``/v1/messages`` to an Anthropic api_base.
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     @property
     def request_count(self) -> int:
@@ -98,7 +118,9 @@ class FakeProvider:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 reply = provider._next(request)
                 time.sleep(reply.delay_s)
-                data = json.dumps(reply.body(request.get("model", ""))).encode()
+                model = request.get("model", "")
+                body = reply.anthropic_body(model) if self.path == "/v1/messages" else reply.body(model)
+                data = json.dumps(body).encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

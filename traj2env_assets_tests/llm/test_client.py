@@ -246,3 +246,37 @@ def test_fake_provider_cache_key_follows_prompt_version_budget_and_effort(
     assert len(keys) == 4
     assert fake_provider.request_count == 4
     assert fake_provider.requests[2]["max_completion_tokens"] == 1000
+
+
+def test_fake_provider_anthropic_model_gets_native_schema_thinking_and_table_price(
+    tmp_path: Path, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-fake")
+    settings = settings_for(
+        tmp_path,
+        fake_provider.anthropic_api_base,
+        model="anthropic/claude-sonnet-4-5",
+        reasoning_effort="low",
+    )
+
+    outcome = client_for(settings, tmp_path).propose(title_prompt(), REQUEST, TitleProposal)
+
+    assert outcome.ok and outcome.cost_source == "price_table"
+    # claude-sonnet-4-5: $3 / 1M input, $15 / 1M output tokens.
+    assert outcome.usage.spend_usd == pytest.approx(1000 * 3e-6 + 500 * 15e-6)
+    sent = fake_provider.requests[0]
+    assert sent["max_tokens"] == 32000
+    assert sent["output_format"]["schema"]["additionalProperties"] is False
+    assert sent["thinking"]["type"] == "enabled"
+
+
+def test_fake_provider_anthropic_max_tokens_stop_is_truncated(
+    tmp_path: Path, fake_provider: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-fake")
+    fake_provider.then(FakeReply(content='{"title": "Parse', finish_reason="length"))
+    settings = settings_for(tmp_path, fake_provider.anthropic_api_base, model="anthropic/claude-sonnet-4-5")
+
+    outcome = client_for(settings, tmp_path).propose(title_prompt(), REQUEST, TitleProposal)
+
+    assert outcome.decline_reason == "truncated"
