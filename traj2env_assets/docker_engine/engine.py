@@ -62,6 +62,7 @@ class DockerEngine(BaseModel):
     verifier_timeout_s: float = 600
     debian_mirror: str = DEBIAN_MIRROR
     lock_dir: Path | None = None
+    container_labels: dict[str, str] = Field(default_factory=dict)
 
     @cached_property
     def client(self) -> docker.DockerClient:
@@ -88,6 +89,7 @@ class DockerEngine(BaseModel):
             ),
             agent_timeout_s=self.agent_timeout_s,
             verifier_timeout_s=self.verifier_timeout_s,
+            labels=self.container_labels,
         )
 
     @staticmethod

@@ -5,6 +5,8 @@ Base images are kept unless asked for: rebuilding a stand-in from Debian takes m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import docker
 from docker.errors import APIError, NotFound
 from docker.models.containers import Container
@@ -53,10 +55,13 @@ def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneR
     return PruneReport(containers=containers, networks=networks, volumes=volumes, images=images)
 
 
-def our_containers(client: docker.DockerClient) -> list[Container]:
+def our_containers(
+    client: docker.DockerClient, labels: Mapping[str, str] | None = None
+) -> list[Container]:
     """Containers the project started (not ones others started from our images)."""
+    label_filter = [project_filter()["label"], *(f"{k}={v}" for k, v in (labels or {}).items())]
     # sparse: no per-container inspect, which races with containers being removed.
-    listed = client.containers.list(all=True, sparse=True, filters=project_filter())
+    listed = client.containers.list(all=True, sparse=True, filters={"label": label_filter})
     return [c for c in listed if c.attrs.get("Labels", {}).get(ROLE_LABEL) in CONTAINER_ROLES]
 
 
@@ -64,10 +69,12 @@ def _name(container: Container) -> str:
     return container.attrs["Names"][0].lstrip("/")
 
 
-def leftovers(client: docker.DockerClient) -> dict[str, list[str]]:
-    """Containers, networks and volumes the project created that still exist."""
+def leftovers(
+    client: docker.DockerClient, labels: Mapping[str, str] | None = None
+) -> dict[str, list[str]]:
+    """Containers (carrying ``labels`` too), networks and volumes the project left."""
     return {
-        "containers": [_name(c) for c in our_containers(client)],
+        "containers": [_name(c) for c in our_containers(client, labels)],
         "networks": [n.name for n in client.networks.list(filters=project_filter())],
         "volumes": [v.name for v in client.volumes.list(filters=project_filter())],
     }

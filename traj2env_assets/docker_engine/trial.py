@@ -63,6 +63,8 @@ class TrialTask(BaseModel):
 
 class TrialSettings(BaseModel):
     limits: ContainerLimits = Field(default_factory=ContainerLimits)
+    # Extra labels on every container, e.g. to tell one test session's containers apart.
+    labels: dict[str, str] = Field(default_factory=dict)
     agent_timeout_s: float = 600
     verifier_timeout_s: float = 600
 
@@ -102,7 +104,11 @@ def run_trial(
 ) -> TrialResult:
     settings = settings or TrialSettings()
     started = time.monotonic()
-    labels = {CONTROL_LABEL: control.name, RUN_LABEL: run_id or uuid.uuid4().hex}
+    labels = {
+        **settings.labels,
+        CONTROL_LABEL: control.name,
+        RUN_LABEL: run_id or uuid.uuid4().hex,
+    }
     agent, submission = _agent_phase(client, task, control, settings, labels)
     with submission:
         submission_bytes = submission.seek(0, 2)

@@ -1,11 +1,13 @@
 """Fixtures for the real-engine tests: the engine, the bases, and the two sample tasks built.
 
-The session ends by asserting that no container, network or volume carrying the project
-label is left, then removes the task images the suite built.
+The session ends by asserting that no container of this session (project label plus a
+session label, so a concurrent pipeline on the same engine does not interfere), network
+or volume carrying the project label is left, then removes the task images it built.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,15 +25,20 @@ from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
 @pytest.fixture(scope="session")
 def engine() -> Iterator[DockerEngine]:
     engine = DockerEngine(
-        container_memory="1g", agent_timeout_s=120, verifier_timeout_s=180, build_timeout_s=300
+        container_memory="1g",
+        agent_timeout_s=120,
+        verifier_timeout_s=180,
+        build_timeout_s=300,
+        container_labels={"traj2env.test_session": uuid.uuid4().hex},
     )
     engine.ensure_bases()
+    images_before = {image.id for image in engine.client.images.list(filters=project_filter())}
     yield engine
-    left = leftovers(engine.client)
-    engine.prune()
+    left = leftovers(engine.client, engine.container_labels)
+    for image in engine.client.images.list(filters=project_filter()):
+        if image.id not in images_before and image.labels.get(ROLE_LABEL) == "task-image":
+            engine.client.images.remove(image.id, force=True)
     assert left == {"containers": [], "networks": [], "volumes": []}
-    remaining = engine.client.images.list(filters=project_filter())
-    assert {image.labels[ROLE_LABEL] for image in remaining} == {"base"}
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,6 @@ from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import ContainerLimits, exec_with_deadline, put_files, sandbox
 from traj2env_assets.docker_engine.trial import (
     RUN_LABEL,
-    TrialSettings,
     TrialTask,
     run_matrix,
     run_trial,
@@ -87,7 +86,10 @@ def test_tamper_controls_fool_a_naive_in_place_pytest_run(
 ) -> None:
     """The zeros above come from the verifier's defences: in place, each control wins."""
     action = control.action(python_trial.task_dir)
-    with sandbox(engine.client, python_trial.image, role="agent", limits=ContainerLimits()) as box:
+    with sandbox(
+        engine.client, python_trial.image, role="agent", limits=ContainerLimits(),
+        labels=engine.container_labels,
+    ) as box:
         put_files(box, action.files)
         exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
         naive = exec_with_deadline(box, "python -m pytest -q", timeout_s=60, workdir="/workspace")
@@ -96,7 +98,10 @@ def test_tamper_controls_fool_a_naive_in_place_pytest_run(
 
 def test_tests_edit_fools_a_naive_node_run(engine: DockerEngine, node_trial: TrialTask) -> None:
     action = EditTestsControl().action(node_trial.task_dir)
-    with sandbox(engine.client, node_trial.image, role="agent", limits=ContainerLimits()) as box:
+    with sandbox(
+        engine.client, node_trial.image, role="agent", limits=ContainerLimits(),
+        labels=engine.container_labels,
+    ) as box:
         exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
         naive = exec_with_deadline(box, "node --test", timeout_s=60, workdir="/workspace")
     assert naive.exit_code == 0, naive.output_tail
@@ -111,14 +116,15 @@ def test_agent_container_has_no_network_and_the_configured_limits(
         "cat /sys/fs/cgroup/pids/pids.max; cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us; "
         "test -e /tests && echo tests-present || echo no-tests",
     )
-    settings = TrialSettings(limits=ContainerLimits(memory="512m", cpus=0.5, pids=128))
+    limits = ContainerLimits(memory="512m", cpus=0.5, pids=128)
+    settings = engine.trial_settings().model_copy(update={"limits": limits})
     result = run_trial(engine.client, python_trial, probe, settings)
     assert result.agent.output_tail.split() == ["lo", str(512 * 1024 * 1024), "128", "50000", "no-tests"]
     assert result.reward == 0.0
 
 
 def test_agent_wall_clock_timeout_still_verifies(engine: DockerEngine, python_trial: TrialTask) -> None:
-    settings = TrialSettings(agent_timeout_s=2)
+    settings = engine.trial_settings().model_copy(update={"agent_timeout_s": 2})
     result = run_trial(engine.client, python_trial, ScriptControl("sleeper", "sleep 100"), settings)
     assert result.agent.timed_out
     assert result.agent.seconds < 20
@@ -132,7 +138,7 @@ def test_only_the_submission_leaves_the_agent_container(
         "outside", "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
         "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py"
     )
-    result = run_trial(engine.client, python_trial, control, TrialSettings())
+    result = engine.run_trial(python_trial, control)
     assert result.reward == 0.0
     assert result.verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
 
@@ -143,7 +149,10 @@ def test_containers_are_removed_when_the_verifier_phase_fails(
     broken = TrialTask(image=python_trial.image, task_dir=tmp_path)  # no tests/ directory
     (tmp_path / "solution").mkdir()
     with pytest.raises(FileNotFoundError):
-        run_trial(engine.client, broken, ScriptControl("noop-ish", "true"), run_id="verifier-fails")
+        run_trial(
+            engine.client, broken, ScriptControl("noop-ish", "true"), engine.trial_settings(),
+            run_id="verifier-fails",
+        )
     remaining = engine.client.containers.list(all=True, filters={"label": f"{RUN_LABEL}=verifier-fails"})
     assert remaining == []
 
@@ -157,6 +166,7 @@ def test_an_interrupted_matrix_removes_every_container(
             engine.client,
             python_trial,
             [ScriptControl("slow", "sleep 120"), InterruptingControl(engine.client, "slow")],
+            engine.trial_settings(),
             parallelism=2,
         )
     assert time.monotonic() - started < 60
