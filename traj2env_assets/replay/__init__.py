@@ -16,13 +16,26 @@ Reading a record (what the miners use)::
     record.fidelity                           # ReplayFidelity
 
 Paths are POSIX paths relative to the project root (the session's starting
-directory). ``ShellCommand.effects`` says whether a command only read files
-(``none``), made file changes replay modelled (``tracked``) or may have changed files
-replay cannot see (``opaque``: scripts, builds, ``npm run``); a miner that needs
-"file edits and nothing else" between two commands checks it.
+directory, ``record.record.project_root``). ``files_before(i)`` holds only files whose
+content is known exactly; files referenced or changed but not known are in
+``lost_before(i)`` with a reason in ``FileSummary``. ``ShellCommand.effects`` says
+whether a command only read files (``none``), made file changes replay modelled
+(``tracked``) or may have changed files replay cannot see (``opaque``: scripts,
+builds, unknown npm scripts); a miner that needs "file edits and nothing else"
+between two commands checks it. ``ShellCommand.output`` is the command's own output
+(a Codex exec header is removed).
 
-Producing one: :func:`replay_trajectory` (pure, in memory) then :func:`write_record`;
-the Dagster asset calls :func:`replay_partition`, which adds caching and skip reasons.
+On disk (``<workspace>/replay/<key>/``): ``outcome.json`` (replayed or skipped, with
+the cache key), ``record.json``, ``manifests.jsonl`` (one delta per shell command),
+``blobs/`` and ``deltas.jsonl`` (file versions), ``fidelity.json``.
+
+Modules: ``engine`` walks the trajectory and handles each native tool; ``state`` is
+the bookkeeping every change goes through; ``file_ops`` applies patches and shell
+file operations; ``shell_syntax``/``shell_effects`` read shell commands;
+``apply_patch`` is Codex's patch format; ``text_edits`` and ``read_pieces`` are
+edits and reads; ``paths`` keeps everything inside the project; ``vfs`` and
+``content_store`` hold the files; ``record`` writes and reads records; ``stage`` is
+the per-partition entry point the Dagster asset calls (:func:`replay_partition`).
 """
 
 from traj2env_assets.replay.engine import ReplayResult, replay_trajectory
