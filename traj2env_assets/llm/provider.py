@@ -179,13 +179,14 @@ def complete(request: CompletionRequest) -> ProviderReply:
     except openai.APIError as exc:  # the base of every LiteLLM provider error not named above
         raise ProviderFailed(f"{type(exc).__name__}: {exc}") from exc
     assert isinstance(response, ModelResponse)  # not streaming
-    choice = response.choices[0]
-    message = choice.message
+    # Some providers answer with no choice at all; that reads as an empty reply.
+    choice = response.choices[0] if response.choices else None
+    message = choice.message if choice else None
     usage: Usage = getattr(response, "usage", None) or Usage()
     cost, source = _price(request.model, response, usage)
     return ProviderReply(
-        finish_reason=choice.finish_reason,
-        content=message.content,
+        finish_reason=choice.finish_reason if choice else None,
+        content=message.content if message else None,
         refusal=getattr(message, "refusal", None),
         tokens_in=usage.prompt_tokens or 0,
         tokens_out=usage.completion_tokens or 0,

@@ -35,6 +35,7 @@ class FakeReply:
     reported_cost: float | None = None
     delay_s: float = 0.0
     error_message: str = "fake error"
+    no_choices: bool = False
 
     def anthropic_body(self, model: str) -> dict[str, Any]:
         if self.status != 200:
@@ -68,7 +69,9 @@ class FakeReply:
             "object": "chat.completion",
             "created": 0,
             "model": model,
-            "choices": [{"index": 0, "finish_reason": self.finish_reason, "message": message}],
+            "choices": []
+            if self.no_choices
+            else [{"index": 0, "finish_reason": self.finish_reason, "message": message}],
             "usage": usage,
         }
 

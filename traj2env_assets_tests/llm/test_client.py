@@ -77,6 +77,7 @@ def test_fake_provider_rerun_is_a_cache_hit_with_no_call(tmp_path: Path, fake_pr
         (FakeReply(content=None, refusal="I can't help with that."), "refusal"),
         (FakeReply(content="", finish_reason="content_filter"), "refusal"),
         (FakeReply(content="  "), "empty"),
+        (FakeReply(content=None, no_choices=True), "empty"),
     ],
 )
 def test_fake_provider_bad_reply_is_declined_saved_and_not_cached(
