@@ -148,14 +148,16 @@ def copy_out(container: Container, path: str) -> IO[bytes]:
     return spool
 
 
-def read_file(container: Container, path: str) -> bytes | None:
+def read_directory(container: Container, path: str) -> dict[str, bytes]:
+    """The regular files directly inside ``path``, by name; empty if it does not exist."""
     try:
         archive = copy_out(container, path)
     except NotFound:
-        return None
+        return {}
+    files = {}
     with archive, tarfile.open(fileobj=archive) as tar:
-        member = tar.next()
-        if member is None or not member.isfile():
-            return None
-        extracted = tar.extractfile(member)
-        return extracted.read() if extracted else None
+        for member in tar:
+            parts = PurePosixPath(member.name).parts
+            if member.isfile() and len(parts) == 2 and (extracted := tar.extractfile(member)):
+                files[parts[1]] = extracted.read()
+    return files

@@ -42,7 +42,7 @@ from traj2env_assets.docker_engine.sandbox import (
     exec_with_deadline,
     put_directory,
     put_files,
-    read_file,
+    read_directory,
     remove_quietly,
     sandbox,
 )
@@ -50,9 +50,8 @@ from traj2env_assets.docker_engine.sandbox import (
 RUN_LABEL = "traj2env.trial_run"
 PROJECT_SUBMISSION = "/workspace"
 QA_SUBMISSION = "/workdir/answer.txt"
-REWARD_PATH = "/logs/verifier/reward.txt"
-VERDICT_PATH = "/logs/verifier/verdict.json"
-TEST_OUTPUT_PATH = "/logs/verifier/test-output.txt"
+LOGS_DIR = "/logs/verifier"
+STAGING_DIR = "/tmp"
 
 
 class TrialTask(BaseModel):
@@ -191,7 +190,8 @@ def _agent_phase(
             workdir=_agent_workdir(task.submission_path),
             env={"DEBIAN_FRONTEND": "noninteractive"},
         )
-        box.stop(timeout=1)
+        # Nothing in the agent container deserves a graceful shutdown.
+        box.kill()
         return outcome, copy_out(box, task.submission_path)
 
 
@@ -204,24 +204,21 @@ def _verifier_phase(
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
     with sandbox(client, task.image, role="verifier", limits=settings.limits, labels=labels) as box:
         target = PurePosixPath(task.submission_path)
-        exec_with_deadline(
-            box,
-            f"rm -rf {target} && mkdir -p {target.parent} /tests /logs/verifier",
-            timeout_s=60,
-        )
-        box.put_archive(str(target.parent), submission)
+        # The submission tar holds the submission's basename at its top: stage it in /tmp.
+        box.put_archive(STAGING_DIR, submission)
         put_directory(box, task.task_dir / "tests", "/tests")
         outcome = exec_with_deadline(
             box,
+            f"rm -rf {target} && mkdir -p {target.parent} /logs/verifier && "
+            f"mv {STAGING_DIR}/{target.name} {target} && "
             "chmod +x /tests/test.sh && /tests/test.sh",
             timeout_s=settings.verifier_timeout_s,
-            workdir=PROJECT_SUBMISSION,
+            workdir="/",
         )
-        reward = _parse_reward(read_file(box, REWARD_PATH))
-        verdict_bytes = read_file(box, VERDICT_PATH)
-        verdict = json.loads(verdict_bytes) if verdict_bytes else None
-        output = (read_file(box, TEST_OUTPUT_PATH) or b"").decode("utf-8", "replace")
-        return outcome, reward, verdict, output[-4000:]
+        logs = read_directory(box, LOGS_DIR)
+        verdict = logs.get("verdict.json")
+        output = logs.get("test-output.txt", b"").decode("utf-8", "replace")
+        return outcome, _parse_reward(logs.get("reward.txt")), json.loads(verdict) if verdict else None, output[-4000:]
 
 
 def _agent_workdir(submission_path: str) -> str:
