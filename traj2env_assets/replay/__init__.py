@@ -10,6 +10,8 @@ Reading a record (what the miners use)::
     for command in record.shell_commands():   # ShellCommand: command_index, command, cwd,
         files = record.files_before(command.command_index)   # exit_code, output, effects, ...
         unknown = record.lost_before(command.command_index)
+    for request in record.user_requests():    # UserRequest: request_index, step_id, text, timestamp
+        project = record.files_before_request(request.request_index)  # as the previous request left it
     record.lost_files                         # {path: reason} at the end
     record.files                              # {path: FileSummary(state, content_hash, history)}
     record.final_files()                      # {path: content} known at the end
@@ -26,7 +28,7 @@ between two commands checks it. ``ShellCommand.output`` is the command's own out
 (a Codex exec header is removed).
 
 On disk (``<workspace>/replay/<key>/``): ``outcome.json`` (replayed or skipped, with
-the cache key), ``record.json``, ``manifests.jsonl`` (one delta per shell command),
+the cache key), ``record.json``, ``manifests.jsonl`` (one delta per shell command and per user request),
 ``blobs/`` and ``deltas.jsonl`` (file versions), ``fidelity.json``.
 
 Modules: ``engine`` walks the trajectory and handles each native tool; ``state`` is

@@ -25,7 +25,7 @@ from atif import Step, Trajectory
 
 from traj2env_assets.replay.content_store import ContentStore
 from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
-from traj2env_assets.replay.models import CommandManifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
+from traj2env_assets.replay.models import Manifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
@@ -49,7 +49,7 @@ CODEX_SHELL_TOOLS = frozenset({"shell", "shell_command", "exec_command", "local_
 @dataclass
 class ReplayResult:
     record: ReplayRecordFile
-    manifests: list[CommandManifest]
+    manifests: list[Manifest]
     store: ContentStore
 
 
@@ -72,7 +72,7 @@ def _session_cwd(trajectory: Trajectory) -> str | None:
 class _Replayer:
     state: ReplayState
     session_cwd: str | None
-    manifests: list[CommandManifest] = field(default_factory=list)
+    manifests: list[Manifest] = field(default_factory=list)
     seen_calls: set[str] = field(default_factory=set)
     running: dict[str, ShellCommand] = field(default_factory=dict)
     """Codex unified-exec sessions still running, by session id."""
@@ -112,8 +112,15 @@ class _Replayer:
     def _user_request(self, step: Step) -> None:
         message = step.message
         text = message if isinstance(message, str) else "\n".join(p.text or "" for p in message if p.type == "text")
-        self.state.record.timeline.append(UserRequest(step_id=step.step_id, text=text, timestamp=step.timestamp))
+        index = self.fidelity.user_requests
+        self._checkpoint(Manifest(checkpoint=len(self.manifests), request_index=index))
+        self.state.record.timeline.append(
+            UserRequest(request_index=index, step_id=step.step_id, text=text, timestamp=step.timestamp)
+        )
         self.fidelity.user_requests += 1
+
+    def _checkpoint(self, manifest: Manifest) -> None:
+        self.manifests.append(self.state.vfs.manifest(manifest))
 
     def _dispatch(self, c: CallContext) -> None:
         name = c.call.function_name
@@ -309,7 +316,7 @@ class _Replayer:
         cwd = cwd if isinstance(cwd, str) else None
         analysis = analyse_shell(command, cwd, self)
         index = self.fidelity.commands
-        self.manifests.append(self.state.vfs.manifest(index))
+        self._checkpoint(Manifest(checkpoint=len(self.manifests), command_index=index))
         relative_cwd = self.state.paths.relative_dir(cwd) if cwd else None
         is_error = c.result.is_error if c.result.present else None
         exit_code = c.result.exit_code

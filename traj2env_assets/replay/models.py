@@ -1,9 +1,9 @@
 """Pydantic models of the replay record files under ``<workspace>/replay/<key>/``.
 
 - ``record.json``     -> :class:`ReplayRecordFile` (timeline, per-file summary, refused paths)
-- ``manifests.jsonl`` -> one :class:`CommandManifest` per shell command: the change to the
-  project files since the previous shell command (a delta, so the file grows with the
-  changes, not with commands x files)
+- ``manifests.jsonl`` -> one :class:`Manifest` per checkpoint (each shell command and
+  each user request, in order): the change to the project files since the previous
+  checkpoint (a delta, so the file grows with the changes, not with commands x files)
 - ``deltas.jsonl`` and ``blobs/`` -> file versions (see :mod:`.content_store`)
 - ``fidelity.json``   -> :class:`ReplayFidelity`
 - ``outcome.json``    -> :class:`ReplayOutcome` (always written; says replayed or skipped)
@@ -44,6 +44,8 @@ class _Model(BaseModel):
 
 class UserRequest(_Model):
     kind: Literal["user_request"] = "user_request"
+    request_index: int
+    """Position among the user requests (0-based); the key of ``files_before_request``."""
     step_id: int
     text: str
     timestamp: str | None = None
@@ -136,11 +138,14 @@ class ReplayFidelity(_Model):
     """Bytes of file content stored for all snapshots (blobs + deltas)."""
 
 
-class CommandManifest(_Model):
-    """The project files just before shell command ``command_index``, as a change since
-    the previous command's manifest (the first one is relative to an empty project)."""
+class Manifest(_Model):
+    """The project files at one checkpoint (just before a shell command or a user
+    request), as a change since the previous checkpoint (the first one is relative to
+    an empty project)."""
 
-    command_index: int
+    checkpoint: int
+    command_index: int | None = None
+    request_index: int | None = None
     set: dict[str, str] = Field(default_factory=dict)
     """path -> content hash, for files whose known content changed."""
     removed: list[str] = Field(default_factory=list)

@@ -8,8 +8,8 @@ from pathlib import Path
 from traj2env_assets.replay.content_store import ContentReader
 from traj2env_assets.replay.engine import ReplayResult
 from traj2env_assets.replay.models import (
-    CommandManifest,
     FileSummary,
+    Manifest,
     ReplayFidelity,
     ReplayRecordFile,
     ShellCommand,
@@ -36,14 +36,17 @@ def write_record(result: ReplayResult, directory: Path) -> None:
 class ReplayRecord:
     """A written replay record.
 
-    ``files_before(i)`` walks the per-command deltas; sequential access (the usual
-    miner loop) is linear overall because the last reconstructed state is reused.
+    ``files_before(i)`` and ``files_before_request(k)`` walk the per-checkpoint
+    deltas; sequential access (the usual miner loop) is linear overall because the
+    last reconstructed state is reused.
     """
 
-    def __init__(self, directory: Path, record: ReplayRecordFile, manifests: list[CommandManifest]) -> None:
+    def __init__(self, directory: Path, record: ReplayRecordFile, manifests: list[Manifest]) -> None:
         self.directory = directory
         self.record = record
         self._manifests = manifests
+        self._by_command = {m.command_index: m.checkpoint for m in manifests if m.command_index is not None}
+        self._by_request = {m.request_index: m.checkpoint for m in manifests if m.request_index is not None}
         self._content = ContentReader(directory)
         self._cursor = -1
         self._hashes: dict[str, str] = {}
@@ -53,7 +56,7 @@ class ReplayRecord:
     def load(cls, directory: Path) -> ReplayRecord:
         record = ReplayRecordFile.model_validate_json((directory / RECORD_FILE).read_text(encoding="utf-8"))
         manifests = [
-            CommandManifest.model_validate_json(line)
+            Manifest.model_validate_json(line)
             for line in (directory / MANIFESTS_FILE).read_text(encoding="utf-8").splitlines()
             if line.strip()
         ]
@@ -83,31 +86,50 @@ class ReplayRecord:
     def user_requests(self) -> Iterator[UserRequest]:
         return (event for event in self.record.timeline if isinstance(event, UserRequest))
 
-    def _advance(self, command_index: int) -> None:
-        if not 0 <= command_index < len(self._manifests):
-            raise IndexError(f"no shell command {command_index}")
-        if command_index < self._cursor:
+    def _advance(self, checkpoint: int) -> None:
+        if checkpoint < self._cursor:
             self._cursor, self._hashes, self._lost = -1, {}, set()
-        for manifest in self._manifests[self._cursor + 1 : command_index + 1]:
+        for manifest in self._manifests[self._cursor + 1 : checkpoint + 1]:
             for path in manifest.removed:
                 self._hashes.pop(path, None)
             self._hashes.update(manifest.set)
             self._lost.difference_update(manifest.found)
             self._lost.update(manifest.lost)
-        self._cursor = command_index
+        self._cursor = checkpoint
 
-    def file_hashes_before(self, command_index: int) -> dict[str, str]:
-        self._advance(command_index)
-        return dict(self._hashes)
+    def _command(self, command_index: int) -> int:
+        if command_index not in self._by_command:
+            raise IndexError(f"no shell command {command_index}")
+        return self._by_command[command_index]
+
+    def _request(self, request_index: int) -> int:
+        if request_index not in self._by_request:
+            raise IndexError(f"no user request {request_index}")
+        return self._by_request[request_index]
+
+    def _files(self, checkpoint: int) -> dict[str, str]:
+        self._advance(checkpoint)
+        return {path: self._content.get(digest) for path, digest in self._hashes.items()}
+
+    def _lost_at(self, checkpoint: int) -> set[str]:
+        self._advance(checkpoint)
+        return set(self._lost)
 
     def files_before(self, command_index: int) -> dict[str, str]:
         """The exact project files (path -> content) just before shell command ``command_index``."""
-        return {path: self._content.get(digest) for path, digest in self.file_hashes_before(command_index).items()}
+        return self._files(self._command(command_index))
 
     def lost_before(self, command_index: int) -> set[str]:
-        """Files referenced or changed so far whose content was not known at that point."""
-        self._advance(command_index)
-        return set(self._lost)
+        """Files referenced or changed so far whose content was not known just before it."""
+        return self._lost_at(self._command(command_index))
+
+    def files_before_request(self, request_index: int) -> dict[str, str]:
+        """The exact project files just before user request ``request_index``: the
+        project as request ``request_index - 1`` left it."""
+        return self._files(self._request(request_index))
+
+    def lost_before_request(self, request_index: int) -> set[str]:
+        return self._lost_at(self._request(request_index))
 
     def final_files(self) -> dict[str, str]:
         """The project files known at the end of the session."""

@@ -24,7 +24,7 @@ from traj2env_assets.replay.record import FIDELITY_FILE, write_record
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
-REPLAY_CODE_VERSION = "replay-1"
+REPLAY_CODE_VERSION = "replay-2"
 TRAJECTORY_FILE = "trajectory.json"
 OUTCOME_FILE = "outcome.json"
 

@@ -2,13 +2,14 @@
 
 A file is in one of three states: known (content hash), lost (content not known,
 with a reason) or deleted. Every change is journaled so that the state just before
-each shell command can be emitted as a small :class:`CommandManifest` delta.
+each checkpoint (shell command, user request) can be emitted as a small
+:class:`Manifest` delta.
 """
 
 from __future__ import annotations
 
 from traj2env_assets.replay.content_store import ContentStore
-from traj2env_assets.replay.models import CommandManifest, FileAction, FileProvenance, FileSummary
+from traj2env_assets.replay.models import FileAction, FileProvenance, FileSummary, Manifest
 
 
 class VirtualFS:
@@ -69,9 +70,8 @@ class VirtualFS:
         self.history.setdefault(path, []).append(FileProvenance(step_id=step_id, action=action, reason=reason))
         self._dirty.add(path)
 
-    def manifest(self, command_index: int) -> CommandManifest:
-        """The change since the previous manifest; resets the journal."""
-        manifest = CommandManifest(command_index=command_index)
+    def manifest(self, manifest: Manifest) -> Manifest:
+        """Fill ``manifest`` with the change since the previous one; resets the journal."""
         for path in sorted(self._dirty):
             digest = self.known.get(path)
             was_lost = path in self._manifested_lost

@@ -395,3 +395,23 @@ def test_codex_shell_reads_rebuild_unknown_files_for_later_patches(tmp_path: Pat
     record = _record(session, tmp_path)
     assert record.files_before(3) == {"calc.py": "def add(a, b):\n    return a + b\n"}
     assert record.fidelity.full_reads == 1
+
+
+def test_files_before_each_user_request(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .user("build it")
+        .call("Write", {"file_path": "app.py", "content": "v1\n"})
+        .bash("pytest")
+        .user("extend it")
+        .call("Edit", {"file_path": "app.py", "old_string": "v1", "new_string": "v2"})
+        .call("Write", {"file_path": "more.py", "content": "m\n"})
+        .user("thanks")
+    )
+    record = _record(session, tmp_path)
+    assert [r.request_index for r in record.user_requests()] == [0, 1, 2]
+    assert record.files_before_request(0) == {}
+    assert record.files_before_request(1) == {"app.py": "v1\n"}
+    assert record.files_before(0) == {"app.py": "v1\n"}
+    assert record.files_before_request(2) == {"app.py": "v2\n", "more.py": "m\n"}
+    assert record.files_before_request(1) == {"app.py": "v1\n"}
