@@ -148,6 +148,37 @@ def copy_out(container: Container, path: str) -> IO[bytes]:
     return spool
 
 
+def sanitized(archive: IO[bytes]) -> IO[bytes]:
+    """A copy of a tar stream without special files, escaping links or setuid bits.
+
+    The same filtering Harbor applies to artifacts it moves into a separate verifier:
+    the submission is agent-controlled, and root unpacks it.
+    """
+    clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+    with tarfile.open(fileobj=archive) as source, tarfile.open(fileobj=clean, mode="w") as target:
+        for member in source:
+            if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+                continue
+            if (member.issym() or member.islnk()) and _escapes(member):
+                continue
+            member.mode &= 0o777
+            target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    clean.seek(0)
+    return clean
+
+
+def _escapes(link: tarfile.TarInfo) -> bool:
+    if PurePosixPath(link.linkname).is_absolute():
+        return True
+    base = PurePosixPath(link.name).parent if link.issym() else PurePosixPath()
+    depth = 0
+    for part in (base / link.linkname).parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 1:
+            return True
+    return False
+
+
 def read_directory(container: Container, path: str) -> dict[str, bytes]:
     """The regular files directly inside ``path``, by name; empty if it does not exist."""
     try:

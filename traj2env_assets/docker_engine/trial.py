@@ -3,7 +3,8 @@
 Agent phase: a container from the task image with networking off (``none``), the
 ``container_memory`` cap, a pids limit, a CPU limit and a wall-clock timeout runs the
 control, is stopped, and only the submission is copied out (``/workspace`` for project
-tasks, ``/workdir/answer.txt`` for qa). The agent container never has ``/tests``.
+tasks, ``/workdir/answer.txt`` for qa), without special files, links that leave it or
+setuid bits. The agent container never has ``/tests``.
 
 Verifier phase: a fresh container from the pristine image gets the submission in place
 of ``/workspace`` and the task's ``tests/`` at ``/tests``; ``tests/test.sh`` (see
@@ -45,6 +46,7 @@ from traj2env_assets.docker_engine.sandbox import (
     read_directory,
     remove_quietly,
     sandbox,
+    sanitized,
 )
 
 RUN_LABEL = "traj2env.trial_run"
@@ -192,7 +194,8 @@ def _agent_phase(
         )
         # Nothing in the agent container deserves a graceful shutdown.
         box.kill()
-        return outcome, copy_out(box, task.submission_path)
+        with copy_out(box, task.submission_path) as raw:
+            return outcome, sanitized(raw)
 
 
 def _verifier_phase(
@@ -218,7 +221,8 @@ def _verifier_phase(
         logs = read_directory(box, LOGS_DIR)
         verdict = logs.get("verdict.json")
         output = logs.get("test-output.txt", b"").decode("utf-8", "replace")
-        return outcome, _parse_reward(logs.get("reward.txt")), json.loads(verdict) if verdict else None, output[-4000:]
+        reward = _parse_reward(logs.get("reward.txt"))
+        return outcome, reward, json.loads(verdict) if verdict else None, output[-4000:]
 
 
 def _agent_workdir(submission_path: str) -> str:
