@@ -17,7 +17,9 @@ from traj2env_assets.llm.usage import LlmUsage
 if TYPE_CHECKING:
     from traj2env_assets.llm.client import LlmClient
 
-# Dagster tags every run of a backfill with the backfill's id; those runs share one ledger.
+# Runs that share a spend ledger: those tagged with one spend scope (the generate command
+# tags its runs), else every run of one backfill (Dagster tags them with its id).
+SPEND_SCOPE_TAG = "traj2env/spend_scope"
 BACKFILL_TAG = "dagster/backfill"
 # The Dagster concurrency pool of every asset that calls the model (``@dg.asset(pool=LLM_POOL)``).
 # Limited to ``jobs`` slots, it keeps at most ``jobs`` calls in flight across all runs of a
@@ -29,9 +31,9 @@ OPTION_DEFAULTS = PipelineOptions()
 class LlmResource(dg.ConfigurableResource):
     """The LLM options of the run (same names and defaults as ``PipelineOptions``).
 
-    ``spend_scope`` names the run's spend ledger; ``traj2env generate`` sets it to its own
-    id so all its Dagster runs share one cap. Left empty, an asset's client uses the
-    backfill id, else the Dagster run id. ``api_base`` points LiteLLM at a proxy or a
+    ``spend_scope`` names the run's spend ledger, so all Dagster runs of one generate
+    share one cap. Left empty, an asset's client uses the run's ``traj2env/spend_scope``
+    tag, else its backfill id, else its run id. ``api_base`` points LiteLLM at a proxy or a
     local OpenAI-compatible server.
     """
 
@@ -63,7 +65,8 @@ class LlmResource(dg.ConfigurableResource):
         )
 
     def scope_for(self, context: dg.AssetExecutionContext) -> str:
-        return self.spend_scope or context.run.tags.get(BACKFILL_TAG) or context.run.run_id
+        tags = context.run.tags
+        return self.spend_scope or tags.get(SPEND_SCOPE_TAG) or tags.get(BACKFILL_TAG) or context.run.run_id
 
     def settings(self) -> LlmSettings:
         return LlmSettings.model_validate(

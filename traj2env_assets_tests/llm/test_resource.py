@@ -8,12 +8,28 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.config import PipelineOptions
-from traj2env_assets.defs.llm import LLM_POOL, LlmResource, limit_llm_pool, llm_usage_metadata
+from traj2env_assets.defs.llm import (
+    BACKFILL_TAG,
+    LLM_POOL,
+    SPEND_SCOPE_TAG,
+    LlmResource,
+    limit_llm_pool,
+    llm_usage_metadata,
+)
 from traj2env_assets.defs.resources import WorkspaceResource
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.outcome import LlmConfigurationError
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, TitleProposal
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL, title_prompt
+
+
+def _llm_on_fake_provider(root: Path, provider: FakeProvider) -> LlmResource:
+    return LlmResource(
+        workspace=WorkspaceResource(root=str(root)),
+        llm=PRICED_MODEL,
+        llm_cache_dir=str(root / "cache"),
+        api_base=provider.api_base,
+    )
 
 
 @dg.asset(pool=LLM_POOL)
@@ -63,12 +79,7 @@ def test_resource_without_a_model_fails_with_a_clear_message(tmp_path: Path) -> 
 def test_fake_provider_materialization_carries_usage_and_fills_the_run_ledger(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
-    llm = LlmResource(
-        workspace=WorkspaceResource(root=str(tmp_path)),
-        llm=PRICED_MODEL,
-        llm_cache_dir=str(tmp_path / "cache"),
-        api_base=fake_provider.api_base,
-    )
+    llm = _llm_on_fake_provider(tmp_path, fake_provider)
 
     result = dg.materialize([proposal], resources={"llm": llm})
 
@@ -80,6 +91,25 @@ def test_fake_provider_materialization_carries_usage_and_fills_the_run_ledger(
     # Without a spend scope, a single run's ledger is named by its run id.
     assert read_llm_usage(tmp_path.resolve(), result.run_id).calls == 1
     assert fake_provider.request_count == 1
+
+
+@pytest.mark.parametrize(
+    ("tags", "scope"),
+    [
+        ({SPEND_SCOPE_TAG: "generate-7", BACKFILL_TAG: "backfill-1"}, "generate-7"),
+        ({BACKFILL_TAG: "backfill-1"}, "backfill-1"),
+    ],
+)
+def test_fake_provider_runs_with_one_scope_tag_share_a_ledger(
+    tmp_path: Path, fake_provider: FakeProvider, tags: dict[str, str], scope: str
+) -> None:
+    llm = _llm_on_fake_provider(tmp_path, fake_provider)
+
+    for _ in range(2):
+        dg.materialize([proposal], resources={"llm": llm}, tags=tags)
+
+    usage = read_llm_usage(tmp_path.resolve(), scope)
+    assert (usage.calls, usage.cache_hits) == (1, 1)
 
 
 def test_llm_pool_gets_jobs_slots(tmp_path: Path) -> None:
