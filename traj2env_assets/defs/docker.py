@@ -19,6 +19,8 @@ import dagster as dg
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, BaseImageOutcome
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import BuiltImage
+from traj2env_assets.docker_engine.trial import MatrixResult
 
 DOCKER_BUILD_POOL = "docker_build"
 DOCKER_TRIAL_POOL = "docker_trial"
@@ -51,6 +53,33 @@ class DockerEngineResource(dg.ConfigurableResource):
             verifier_timeout_s=self.verifier_timeout_s,
             debian_mirror=self.debian_mirror,
         )
+
+
+def image_metadata(image: BuiltImage) -> dict[str, dg.RawMetadataValue]:
+    """Metadata for an asset that built a task image."""
+    return {
+        "image": image.tag,
+        "image_built": image.built,
+        "build_seconds": image.seconds,
+        "platform": image.platform,
+    }
+
+
+def matrix_metadata(matrix: MatrixResult) -> dict[str, dg.RawMetadataValue]:
+    """Metadata for an asset that ran a trial matrix: one reward per control (-1 when the
+    verifier produced none) and a table."""
+    rows = "\n".join(
+        f"| {r.control} | {r.expected_reward:g} | {r.reward} | {'yes' if r.passed else 'NO'} | "
+        f"{(r.verdict or {}).get('reason', '')} |"
+        for r in matrix.results
+    )
+    table = "| control | expected | reward | passed | reason |\n|---|---|---|---|---|\n" + rows
+    return {
+        "controls_passed": matrix.passed,
+        "matrix_seconds": matrix.seconds,
+        **{f"reward_{r.control}": r.reward if r.reward is not None else -1.0 for r in matrix.results},
+        "controls": dg.MetadataValue.md(table),
+    }
 
 
 def _table(outcomes: list[BaseImageOutcome]) -> str:

@@ -69,7 +69,6 @@ class EnvironmentSection(_Strict):
     network_mode: Literal["no-network"] = "no-network"
     workdir: str = "/workspace"
     memory_mb: int | None = None
-    cpus: float | None = None
 
 
 class TaskToml(_Strict):

@@ -10,9 +10,10 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.config import PipelineOptions
-from traj2env_assets.defs.docker import DockerEngineResource, base_images
+from traj2env_assets.defs.docker import DockerEngineResource, base_images, matrix_metadata
 from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.trial import TrialTask
 
 
 def test_resource_takes_platform_and_memory_from_pipeline_options() -> None:
@@ -47,3 +48,12 @@ def test_bases_command_runs_on_its_own(engine: DockerEngine) -> None:
     )
     assert completed.stdout.splitlines()[0].startswith("python:3.13-slim: found (Python 3.13.")
     assert completed.stdout.splitlines()[1].startswith("node:20-slim: found (v20.")
+
+
+@pytest.mark.docker
+def test_matrix_metadata_has_one_reward_per_control(engine: DockerEngine, python_trial: TrialTask) -> None:
+    metadata = matrix_metadata(engine.run_matrix(python_trial, parallelism=2))
+    assert metadata["controls_passed"] is True
+    assert [metadata[f"reward_{name}"] for name in
+            ("reference", "noop", "forge_reward", "pytest_hook", "tests_edit")] == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert "sentinel_contradiction" in metadata["controls"].value
