@@ -25,7 +25,7 @@ from pathlib import Path
 from atif import Trajectory
 
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.replay import replay_trajectory, write_record
+from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 
 REAL_FIXTURE = Path(__file__).parents[1] / "traj2env_assets_tests" / "fixtures" / "real" / "pi-mono" / "before-compaction.jsonl"
 ROOT = "/bench/project"
@@ -93,6 +93,11 @@ def _run(name: str, text: str, changed: int | None) -> None:
         written = time.perf_counter()
         on_disk = sum(p.stat().st_size for p in Path(out).rglob("*") if p.is_file())
         blob_bytes = sum(p.stat().st_size for p in (Path(out) / "blobs").iterdir())
+        replay_rss = _peak_rss_mb()
+        read_started = time.perf_counter()
+        record = ReplayRecord.load(Path(out))
+        snapshot_files = sum(len(record.files_before(c.command_index)) for c in record.shell_commands())
+        read_back = time.perf_counter() - read_started
     fidelity = result.record.fidelity
     total = written - started
     megabytes = len(text.encode()) / 1e6
@@ -104,7 +109,8 @@ def _run(name: str, text: str, changed: int | None) -> None:
         f"throughput {fidelity.events / total:,.0f} events/s, {len(trajectory.steps) / total:,.0f} steps/s, {megabytes / total:.1f} MB/s "
         f"(replay alone: {fidelity.events / (replayed - loaded):,.0f} events/s)"
     )
-    print(f"peak RSS {_peak_rss_mb():.0f} MB")
+    print(f"read back: load + files_before() for all {fidelity.commands} commands ({snapshot_files:,} file contents) {read_back:.2f} s")
+    print(f"peak RSS {replay_rss:.0f} MB through load+replay+write; {_peak_rss_mb():.0f} MB including the read back")
     changed_text = f"{changed / 1e6:.2f} MB changed by writes/edits; " if changed is not None else ""
     print(
         f"snapshot storage: {changed_text}{fidelity.stored_bytes / 1e6:.2f} MB stored (blobs {blob_bytes / 1e6:.2f} MB + deltas); "
