@@ -175,6 +175,11 @@ def _remove(state: ReplayState, c: CallContext, op: RemovePath) -> None:
         for path in _matching(state, op.target, op.recursive):
             state.delete(c, path)
         return
+    if _dir_ref(state, op.target) == "":
+        # `rm -rf .` (or the project's own absolute path) empties the project.
+        for path in state.vfs.paths_under(""):
+            state.delete(c, path)
+        return
     path = _ref(state, c, op.target)
     if path is None:
         return

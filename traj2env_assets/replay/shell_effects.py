@@ -196,6 +196,22 @@ def _strip_wrappers(words: list[Word]) -> list[Word]:
     return words[index:]
 
 
+def _git_leaves_work_tree(sub: str, args: list[str]) -> bool:
+    """git commands named like work-tree rewrites that only touch the index, refs or
+    nothing (`git reset` without --hard, `git restore --staged`, dry runs)."""
+    if sub == "stash":
+        return args[:1] in (["list"], ["show"])
+    if sub == "reset":
+        return not any(a in ("--hard", "--merge", "--keep") for a in args)
+    if sub == "restore":
+        return ("--staged" in args or "-S" in args) and not ("--worktree" in args or "-W" in args)
+    if sub == "clean":
+        return any(a in ("-n", "--dry-run") for a in args)
+    if sub == "apply":
+        return any(a in ("--check", "--stat", "--numstat", "--summary", "--cached") for a in args)
+    return False
+
+
 def _printf(format_word: str, args: list[str]) -> str | None:
     directives = re.findall(r"%.", format_word)
     if any(d not in ("%s", "%%") for d in directives):
@@ -462,7 +478,7 @@ class _CommandReader:
         rest_text = [w.text for w in rest]
         if sub in ("checkout", "switch") and any(a in ("-b", "-B", "-c", "-C", "--orphan") for a in rest_text):
             return
-        if sub == "stash" and rest_text[:1] in (["list"], ["show"]):
+        if _git_leaves_work_tree(sub, rest_text):
             return
         if sub in ("checkout", "restore") and "--" in rest_text or sub == "restore":
             paths = rest[rest_text.index("--") + 1 :] if "--" in rest_text else [w for w in rest if not w.text.startswith("-")]

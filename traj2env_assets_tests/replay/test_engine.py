@@ -415,3 +415,31 @@ def test_files_before_each_user_request(tmp_path: Path) -> None:
     assert record.files_before(0) == {"app.py": "v1\n"}
     assert record.files_before_request(2) == {"app.py": "v2\n", "more.py": "m\n"}
     assert record.files_before_request(1) == {"app.py": "v1\n"}
+
+
+def test_git_commands_that_leave_the_work_tree_keep_files(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .call("Write", {"file_path": "a.py", "content": "a\n"})
+        .bash("git reset HEAD a.py && git restore --staged a.py && git clean -n && git stash list && git apply --check x.diff")
+        .bash("git reset --hard")
+        .bash("true")
+    )
+    record = _record(session, tmp_path)
+    assert [c.effects for c in record.shell_commands()] == ["none", "tracked", "none"]
+    assert record.files_before(1) == {"a.py": "a\n"}
+    assert record.lost_before(2) == {"a.py"}
+
+
+def test_removing_the_project_root_empties_it(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .call("Write", {"file_path": "a.py", "content": "a\n"})
+        .call("Write", {"file_path": "pkg/b.py", "content": "b\n"})
+        .bash(f"rm -rf {ROOT}")
+        .bash("true")
+    )
+    record = _record(session, tmp_path)
+    assert record.files_before(1) == {}
+    assert record.fidelity.unsafe_paths == 0
+    assert {path: summary.state for path, summary in record.files.items()} == {"a.py": "deleted", "pkg/b.py": "deleted"}
