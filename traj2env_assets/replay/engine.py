@@ -3,11 +3,15 @@
 Tool calls keep their native names and arguments (see ``formats/extras.py``):
 
 - Claude Code: ``Write``, ``Edit`` (first occurrence, or every one with
-  ``replace_all``), ``MultiEdit``, ``Read`` without ``offset``/``limit``, ``Bash``;
-  ``original_file`` on the result is a pre-image that resyncs the file first.
+  ``replace_all``), ``MultiEdit``, ``Read``, ``Bash``, ``NotebookEdit`` (marks the
+  notebook lost); ``original_file`` on the result is a pre-image that resyncs the file.
 - pi: ``write``, ``edit`` (``oldText``/``newText`` or ``edits[]``), ``read``, ``bash``.
 - Codex: ``apply_patch`` (custom tool, or inside a shell command), ``shell``,
-  ``shell_command``, ``exec_command``, ``local_shell_call``, ``write_stdin``.
+  ``shell_command``, ``exec_command``, ``local_shell_call``, ``write_stdin``; a
+  successful ``cat f`` / ``sed -n '1,Np' f`` is a full read.
+
+A read rebuilds a file when it shows all of it, or when pieces read at offsets
+cover it (see :mod:`.read_pieces`); a partial view of an unknown file marks it lost.
 
 A write or edit is applied only when its result exists and is not an error. Each
 shell command is recorded with the project files as they were just before it.

@@ -67,7 +67,8 @@ class ShellCommand(_Model):
     timestamp: str | None = None
     effects: ShellEffects = "none"
     subagent: str | None = None
-    """The embedded sub-agent trajectory id when the call came from one."""
+    """The embedded sub-agent trajectory id when the call came from one (``step_id`` is
+    then the sub-agent's own step)."""
 
 
 class FileEvent(_Model):
