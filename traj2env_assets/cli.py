@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+import uuid
 from pathlib import Path
 
 import dagster as dg
@@ -15,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from traj2env_assets.config import ConfigError, RunConfigFile, load_run_config
 from traj2env_assets.defs.docker import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL
+from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, limit_llm_pool
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
@@ -65,17 +67,23 @@ def partition_batches(instance: dg.DagsterInstance, keys: list[str]) -> list[lis
     return batches
 
 
-def run_partitions(job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str]) -> list[str]:
+def run_partitions(
+    job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str], run_tags: dict[str, str]
+) -> list[str]:
     """Run ``batch`` in one range run; if it fails, rerun its keys one by one. Returns failed keys."""
     if len(batch) > 1:
-        tags = {"dagster/asset_partition_range_start": batch[0], "dagster/asset_partition_range_end": batch[-1]}
+        tags = {
+            **run_tags,
+            "dagster/asset_partition_range_start": batch[0],
+            "dagster/asset_partition_range_end": batch[-1],
+        }
         result = job.execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=tags, raise_on_error=False)
         if result.success:
             return []
     failed = []
     for key in batch:
         result = job.execute_in_process(
-            run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, raise_on_error=False
+            run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, tags=run_tags, raise_on_error=False
         )
         if not result.success:
             failed.append(key)
@@ -94,6 +102,9 @@ def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> 
     # `jobs` caps concurrent Docker builds and trials across every run on this instance.
     for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL):
         instance.event_log_storage.set_concurrency_slots(pool, options.jobs)
+    limit_llm_pool(instance, options.jobs)
+    # Every run of this generate shares one LLM spend ledger (and its cap).
+    run_tags = {SPEND_SCOPE_TAG: f"generate-{uuid.uuid4().hex[:12]}"}
     defs = build_definitions(
         WorkspaceResource(root=str(workspace.root)),
         PipelineResource(
@@ -110,9 +121,9 @@ def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> 
         task = progress.add_task("", total=len(keys))
         for batch in partition_batches(instance, keys):
             progress.update(task, description=batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]}")
-            failures += run_partitions(pipeline_job, instance, batch)
+            failures += run_partitions(pipeline_job, instance, batch, run_tags)
             progress.advance(task, len(batch))
-    defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance)
+    defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=run_tags)
     if failures:
         console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")
     if registration.rejected:

@@ -8,6 +8,7 @@ import dagster as dg
 
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.llm import LlmResource
 from traj2env_assets.defs.repair import (
     published_repair_tasks,
     repair_candidates,
@@ -51,6 +52,7 @@ def build_definitions(
             "workspace": workspace,
             "pipeline": pipeline,
             "docker_engine": docker_engine or DockerEngineResource(),
+            "llm": LlmResource.from_options(pipeline.options(), workspace),
         },
         executor=dg.in_process_executor,
     )

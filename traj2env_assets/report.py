@@ -12,6 +12,8 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.families.repair.stage import partition_dir, read_mining, read_progress
 from traj2env_assets.formats.stage import read_conversion
+from traj2env_assets.llm.ledger import read_llm_usage
+from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
@@ -62,6 +64,8 @@ class RunReport(BaseModel):
     rejected_inputs: list[RejectedSource] = Field(default_factory=list)
     candidates: list[CandidateRecord] = Field(default_factory=list)
     funnel: dict[str, int] = Field(default_factory=dict)
+    llm_scope: str | None = None
+    llm_usage: LlmUsage = Field(default_factory=LlmUsage)
     totals: dict[str, int] = Field(default_factory=dict)
     totals_by_reason: dict[str, int] = Field(default_factory=dict)
     scan_outcomes: dict[str, int] = Field(default_factory=dict)
@@ -147,7 +151,9 @@ def _funnel(inputs: list[InputRecord], rejected: int, candidates: list[Candidate
     }
 
 
-def build_run_report(workspace: Workspace, partition_keys: list[str] | None = None) -> RunReport:
+def build_run_report(
+    workspace: Workspace, partition_keys: list[str] | None = None, llm_scope: str | None = None
+) -> RunReport:
     registry = load_registry(workspace)
     keys = partition_keys if partition_keys is not None else sorted(registry.sources)
     inputs = [
@@ -165,6 +171,8 @@ def build_run_report(workspace: Workspace, partition_keys: list[str] | None = No
         rejected_inputs=rejected,
         candidates=candidates,
         funnel=_funnel(inputs, len(rejected), candidates),
+        llm_scope=llm_scope,
+        llm_usage=read_llm_usage(workspace.root, llm_scope) if llm_scope else LlmUsage(),
         totals={
             "inputs": len(inputs) + len(rejected),
             "converted": sum(1 for item in inputs if item.status == "converted"),
