@@ -10,7 +10,8 @@ Failing ids, by tool:
   spec reporter's innermost ``✖ name (time)`` lines
 - jest/vitest/mocha: ``●`` headers, ``FAIL``/``×`` lines
 - tsc: ``file(line,col): error TSxxxx`` or ``file:line:col - error TSxxxx``: ``file:line: TSxxxx``
-- eslint (stylish): ``file:line: rule``; ruff: ``file:line: CODE``; mypy: ``file:line: code``
+- eslint (stylish): ``file:line: rule``; biome: ``file:line: lint/group/rule``;
+  ruff: ``file:line: CODE``; mypy: ``file:line: code``
 
 npm scripts are parsed with every parser. Pass/fail comes from the exit code when it
 belongs to the check, otherwise from the output (failure markers, or a trailing
@@ -35,7 +36,8 @@ _TAP_SUBTEST = re.compile(r"^( *)# Subtest: (.+)$", re.MULTILINE)
 _TAP_COUNTS = re.compile(r"^# (pass|fail|skipped|todo|cancelled) (\d+)$", re.MULTILINE)
 _SPEC_FAIL = re.compile(r"^( *)\u2716 (.+?) \([\d.]+m?s\)$", re.MULTILINE)
 _JEST_BULLET = re.compile(r"^\s*\u25cf (.+?)$", re.MULTILINE)
-_VITEST_FAIL = re.compile(r"^\s*(?:FAIL|\u00d7|\u2715|\u2716)\s+(.+?)(?:\s+\d+ms)?$", re.MULTILINE)
+_VITEST_FAIL = re.compile(r"^\s*(?:FAIL|\u00d7|\u2715)\s+(\S+ > .+?)(?:\s+\d+ms)?$", re.MULTILINE)
+_BIOME = re.compile(r"^(\S+?):(\d+):\d+ ((?:lint|assist|format|parse|syntax)\S*|organizeImports)\b", re.MULTILINE)
 _TSC = re.compile(r"^(\S.*?)(?:\((\d+),\d+\)|:(\d+):\d+)(?::| -) error (TS\d+)", re.MULTILINE)
 _ESLINT_FILE = re.compile(r"^(/\S+|[\w.\-/]+\.\w+)$")
 _ESLINT_PROBLEM = re.compile(r"^\s+(\d+):\d+\s+error\s+.*?\s{2,}(\S+)$")
@@ -120,6 +122,10 @@ def _tsc_ids(text: str) -> list[str]:
     return _unique([f"{path}:{paren or colon}: {code}" for path, paren, colon, code in _TSC.findall(text)])
 
 
+def _biome_ids(text: str) -> list[str]:
+    return _unique([f"{path}:{line}: {category}" for path, line, category in _BIOME.findall(text)])
+
+
 def _eslint_ids(text: str) -> list[str]:
     ids: list[str] = []
     current: str | None = None
@@ -152,7 +158,7 @@ _PARSERS = {
     "mocha": _jest_ids,
     "tsc": _tsc_ids,
     "eslint": _eslint_ids,
-    "biome": _tsc_ids,
+    "biome": _biome_ids,
     "ruff": _ruff_ids,
     "mypy": _mypy_ids,
 }

@@ -131,3 +131,17 @@ def test_pytest_ids_with_spaces_in_parameters() -> None:
     assert check is not None
     output = "FAILED tests/test_a.py::test_x[a b] - assert 1 == 2\n1 failed"
     assert parse_check_result(check, output, 1).failing_ids == ["tests/test_a.py::test_x[a b]"]
+
+
+def test_biome_diagnostics_and_vitest_lines_are_not_confused() -> None:
+    biome = recognise_check("npx biome check .", {})
+    vitest = recognise_check("npx vitest run", {})
+    assert biome is not None and vitest is not None
+    output = (
+        "src/a.ts:16:22 lint/correctness/noUnusedImports  FIXABLE  \u2501\u2501\u2501\n\n  ! Several of these imports are unused.\n"
+        "src/b.ts:3:1 parse \u2501\u2501\u2501\n  \u00d7 expected a semicolon to end the class property\n"
+    )
+    assert parse_check_result(biome, output, 1).failing_ids == ["src/a.ts:16: lint/correctness/noUnusedImports", "src/b.ts:3: parse"]
+    assert parse_check_result(vitest, output, 1).failing_ids == []
+    vitest_output = " \u00d7 src/a.test.ts > math > adds 3ms\n FAIL  src/a.test.ts > math > adds\n"
+    assert parse_check_result(vitest, vitest_output, 1).failing_ids == ["src/a.test.ts > math > adds"]

@@ -52,13 +52,16 @@ def test_pi_npm_run_check_fail_then_pass_with_edits_between(pi_record: ReplayRec
 
 def test_pi_check_commands_are_recognised_and_judged(pi_record: ReplayRecord) -> None:
     commands = {c.command_index: c for c in pi_record.shell_commands()}
-    verdicts = []
+    results = []
     for index in (12, 14):
         command = commands[index]
         check = recognise_check(command.command, pi_record.files_before(index), cwd=command.cwd or "")
         assert check is not None and check.tool == "npm" and check.script == "check"
-        verdicts.append(parse_check_result(check, command.output, command.exit_code).passed)
-    assert verdicts == [False, True]
+        results.append(parse_check_result(check, command.output, command.exit_code))
+    assert [result.passed for result in results] == [False, True]
+    assert "packages/coding-agent/src/core/agent-session.ts:16: lint/correctness/noUnusedImports" in results[0].failing_ids
+    assert "src/core/agent-session.ts:16: TS2305" in results[0].failing_ids
+    assert results[1].failing_ids == []
 
 
 def test_pi_sed_in_place_and_git_restore_mark_files_lost(pi_record: ReplayRecord) -> None:
