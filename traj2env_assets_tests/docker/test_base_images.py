@@ -8,6 +8,7 @@ from traj2env_assets.docker_engine.base_images import (
     NODE_SLIM,
     PYTHON_SLIM,
     BaseImageBuildError,
+    BaseImageSpec,
     ensure_base_images,
 )
 from traj2env_assets.docker_engine.engine import DockerEngine
@@ -68,3 +69,26 @@ def test_a_stand_in_that_does_not_match_its_tag_is_refused(engine: DockerEngine)
 def test_node_spec_checks_the_node_major_version() -> None:
     assert NODE_SLIM.version_command == ["node", "--version"]
     assert NODE_SLIM.version_prefix == "v20."
+
+
+@pytest.mark.slow
+def test_a_missing_base_is_built_from_debian_and_imported(engine: DockerEngine) -> None:
+    """The registry-less path end to end: debootstrap, apt in a chroot, docker import."""
+    spec = BaseImageSpec(
+        name="traj2env-test/bash:trixie",
+        packages=["bash"],
+        setup="useradd --uid 1000 probe\n",
+        env={"PATH": "/usr/bin:/bin"},
+        cmd=["bash"],
+        version_command=["bash", "-c", "echo trixie-$(cut -d. -f1 /etc/debian_version)"],
+        version_prefix="trixie-13",
+    )
+    try:
+        [outcome] = ensure_base_images(engine.client, [spec])
+        assert (outcome.status, outcome.version) == ("built", "trixie-13")
+        image = engine.client.images.get(spec.name)
+        assert image.labels["traj2env.role"] == "base"
+        assert image.labels["traj2env.stand_in_for"] == spec.name
+        assert _run(engine, spec.name, "id -un 1000") == "probe"
+    finally:
+        engine.client.images.remove(spec.name, force=True)
