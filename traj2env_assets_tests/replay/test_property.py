@@ -42,7 +42,7 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
         snapshots: list[dict[str, str]] = []
         for _ in range(data.draw(st.integers(1, 8))):
             files = _snapshot(real)
-            kinds = ["write", "edit", "pi_edit", "patch_add", "patch_update", "patch_move", "heredoc", "echo", "shell", "rm", "mv", "cp"]
+            kinds = ["write", "edit", "multi_edit", "pi_edit", "patch_add", "patch_update", "patch_move", "heredoc", "echo", "shell", "rm", "mv", "cp"]
             kind = data.draw(st.sampled_from(kinds))
             name = data.draw(st.sampled_from(NAMES))
             if kind == "write":
@@ -61,6 +61,23 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                 updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)
                 _write_real(real, name, updated)
                 session.call("Edit", {"file_path": f"{ROOT}/{name}", "old_string": old, "new_string": new, "replace_all": replace_all})
+            elif kind == "multi_edit" and files:
+                name = data.draw(st.sampled_from(sorted(files)))
+                content = files[name]
+                edits = []
+                for _ in range(data.draw(st.integers(1, 3))):
+                    start = data.draw(st.integers(0, max(0, len(content) - 1)))
+                    old = content[start : start + data.draw(st.integers(1, 5))]
+                    if not old:
+                        break
+                    new = data.draw(st.sampled_from(["", "M", "m = 0\n"]))
+                    replace_all = data.draw(st.booleans())
+                    content = content.replace(old, new) if replace_all else content.replace(old, new, 1)
+                    edits.append({"old_string": old, "new_string": new, "replace_all": replace_all})
+                if not edits:
+                    continue
+                _write_real(real, name, content)
+                session.call("MultiEdit", {"file_path": f"{ROOT}/{name}", "edits": edits})
             elif kind == "pi_edit" and files:
                 name = data.draw(st.sampled_from(sorted(files)))
                 content = files[name]
