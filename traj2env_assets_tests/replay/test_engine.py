@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from atif import Trajectory
@@ -443,3 +444,19 @@ def test_removing_the_project_root_empties_it(tmp_path: Path) -> None:
     assert record.files_before(1) == {}
     assert record.fidelity.unsafe_paths == 0
     assert {path: summary.state for path, summary in record.files.items()} == {"a.py": "deleted", "pkg/b.py": "deleted"}
+
+
+def test_codex_argv_forms_of_shell_and_apply_patch(tmp_path: Path) -> None:
+    patch = "*** Begin Patch\n*** Add File: argv.py\n+x = 1\n*** End Patch"
+    session = (
+        SessionBuilder(source_format="codex")
+        .call("shell", {"command": ["apply_patch", patch], "workdir": f"{ROOT}/lib"}, '{"output":"Done!","metadata":{"exit_code":0}}')
+        .call("local_shell_call", {"action": {"command": ["ls", "-la"], "working_directory": f"{ROOT}/lib"}}, "argv.py")
+    )
+    record = _record(session, tmp_path)
+    commands = list(record.shell_commands())
+    assert [(c.command, c.cwd, c.exit_code) for c in commands] == [
+        ("apply_patch " + shlex.quote(patch), "lib", 0),
+        ("ls -la", "lib", None),
+    ]
+    assert record.files_before(1) == {"lib/argv.py": "x = 1\n"}
