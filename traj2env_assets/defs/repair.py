@@ -12,17 +12,12 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.families.repair.instruction import failure_excerpt
 from traj2env_assets.families.repair.stage import (
     MINER_VERSION,
-    CandidateProgress,
-    active_candidates,
-    for_each_candidate,
     mine_partition,
-    prepare_candidate,
-    publish_candidate,
-    read_mining,
-    read_progress,
-    trial_candidate,
+    prepare_partitions,
+    progress_table,
+    publish_partition,
+    trial_partitions,
 )
-from traj2env_assets.formats.stage import read_conversion
 
 # Docker stages run one trajectory per run, so retries, pools and UI status stay per trajectory.
 PER_TRAJECTORY = dg.BackfillPolicy.multi_run(max_partitions_per_run=1)
@@ -35,19 +30,9 @@ def _engine(docker_engine: DockerEngineResource, pipeline: PipelineResource) -> 
     )
 
 
-def _repair_enabled(pipeline: PipelineResource) -> bool:
-    return "repair" in pipeline.options().families
-
-
-def _progress_table(workspace, key: str, task_ids: list[str]) -> str:
-    rows = []
-    for task_id in task_ids:
-        progress = read_progress(workspace, key, task_id)
-        if progress is None:
-            continue
-        rewards = " ".join(f"{name}={reward:g}" for name, reward in progress.trial_rewards.items() if reward is not None)
-        rows.append(f"| {task_id} | {progress.status} | {progress.reason or ''} | {rewards} |")
-    return "| task | status | reason | trial rewards |\n|---|---|---|---|\n" + "\n".join(rows)
+def _keys(context: dg.AssetExecutionContext, pipeline: PipelineResource) -> list[str]:
+    """The run's partitions, or none when the repair family is not selected."""
+    return list(context.partition_keys) if "repair" in pipeline.options().families else []
 
 
 @dg.asset(
@@ -63,26 +48,20 @@ def repair_candidates(
     context: dg.AssetExecutionContext, workspace: WorkspaceResource, pipeline: PipelineResource
 ) -> None:
     ws = workspace.workspace()
-    enabled = _repair_enabled(pipeline)
-    for key in context.partition_keys:
-        if not enabled:
-            context.add_asset_metadata({"status": "family disabled"}, partition_key=key)
-            continue
+    for key in _keys(context, pipeline):
         mining = mine_partition(ws, key)
-        table = "| task | check | status | reason |\n|---|---|---|---|\n" + "\n".join(
-            f"| {c.task_id} | `{c.check}` | {c.status} | {c.reason or ''} |" for c in mining.candidates
+        failing = next((c.failing_ids for c in mining.candidates if c.status == "candidate"), [])
+        context.add_asset_metadata(
+            {
+                "candidates": len(mining.candidates),
+                "kept_for_build": sum(1 for c in mining.candidates if c.status == "candidate"),
+                "skipped_reason": mining.skipped_reason or "",
+                "cached": mining.cached,
+                "candidate_table": dg.MetadataValue.md(progress_table(ws, key)),
+                "failing_tests": dg.MetadataValue.md("\n".join(f"- `{i}`" for i in failing) or "none"),
+            },
+            partition_key=key,
         )
-        first_failure = next((c for c in mining.candidates if c.status == "candidate"), None)
-        metadata = {
-            "candidates": len(mining.candidates),
-            "kept_for_build": sum(1 for c in mining.candidates if c.status == "candidate"),
-            "skipped_reason": mining.skipped_reason or "",
-            "cached": mining.cached,
-            "candidate_table": dg.MetadataValue.md(table),
-        }
-        if first_failure is not None:
-            metadata["failing_tests"] = dg.MetadataValue.md("\n".join(f"- `{i}`" for i in first_failure.failing_ids) or "none")
-        context.add_asset_metadata(metadata, partition_key=key)
 
 
 @dg.asset(
@@ -101,29 +80,17 @@ def repair_task_images(
     docker_engine: DockerEngineResource,
 ) -> None:
     ws = workspace.workspace()
-    config = pipeline.run_config()
-    engine = _engine(docker_engine, pipeline)
-    enabled = _repair_enabled(pipeline)
-    pairs = [(key, task_id) for key in context.partition_keys for task_id in (active_candidates(ws, key) if enabled else [])]
-
-    def prepare(key: str, task_id: str) -> CandidateProgress:
-        conversion = read_conversion(ws, key)
-        model = conversion.model_name if conversion else None
-        return prepare_candidate(ws, key, task_id, engine, org=config.output.org, source_model=model)
-
-    results = dict(zip(pairs, for_each_candidate(prepare, pairs, pipeline.options().jobs), strict=True))
-    for key in context.partition_keys:
-        mine = [(task_id, progress) for (k, task_id), progress in results.items() if k == key]
-        excerpt = next(
-            (failure_excerpt(p.calibration.output_tail) for _, p in mine if p.calibration is not None), ""
-        )
+    options, org = pipeline.options(), pipeline.run_config().output.org
+    prepared = prepare_partitions(ws, _keys(context, pipeline), _engine(docker_engine, pipeline), jobs=options.jobs, org=org)
+    for key, progresses in prepared.items():
+        excerpt = next((failure_excerpt(p.calibration.output_tail) for p in progresses if p.calibration), "")
         context.add_asset_metadata(
             {
-                "candidates": len(mine),
-                "images_built": sum(1 for _, p in mine if p.image_built),
-                "images_reused": sum(1 for _, p in mine if p.image_built is False),
+                "candidates": len(progresses),
+                "images_built": sum(1 for p in progresses if p.image_built),
+                "images_reused": sum(1 for p in progresses if p.image_built is False),
                 "calibration_output": dg.MetadataValue.md(f"```\n{excerpt}\n```" if excerpt else "none"),
-                "candidates_table": dg.MetadataValue.md(_progress_table(ws, key, [task_id for task_id, _ in mine])),
+                "candidate_table": dg.MetadataValue.md(progress_table(ws, key)),
             },
             partition_key=key,
         )
@@ -145,35 +112,15 @@ def repair_trials(
     docker_engine: DockerEngineResource,
 ) -> None:
     ws = workspace.workspace()
-    engine = _engine(docker_engine, pipeline)
-    jobs = pipeline.options().jobs
-    enabled = _repair_enabled(pipeline)
-    pairs = [
-        (key, task_id)
-        for key in context.partition_keys
-        for task_id in (active_candidates(ws, key) if enabled else [])
-        if (progress := read_progress(ws, key, task_id)) and progress.status in ("calibrated", "trials_passed", "published")
-    ]
-    # Candidates run side by side; a lone candidate runs its controls side by side instead.
-    parallelism = jobs if len(pairs) == 1 else 1
-    ran = dict(
-        zip(
-            pairs,
-            for_each_candidate(
-                lambda key, task_id: trial_candidate(ws, key, task_id, engine, parallelism=parallelism)[1], pairs, jobs
-            ),
-            strict=True,
-        )
-    )
-    for key in context.partition_keys:
-        mine = [task_id for (k, task_id) in ran if k == key]
-        runs = sum(1 for (k, _), did_run in ran.items() if k == key and did_run)
+    tried = trial_partitions(ws, _keys(context, pipeline), _engine(docker_engine, pipeline), jobs=pipeline.options().jobs)
+    for key, results in tried.items():
+        ran = sum(1 for _, did_run in results if did_run)
         context.add_asset_metadata(
             {
-                "candidates_tried": len(mine),
-                "trial_matrices_run": runs,
-                "trial_matrices_reused": len(mine) - runs,
-                "trial_matrix": dg.MetadataValue.md(_progress_table(ws, key, mine)),
+                "candidates_tried": len(results),
+                "trial_matrices_run": ran,
+                "trial_matrices_reused": len(results) - ran,
+                "trial_matrix": dg.MetadataValue.md(progress_table(ws, key)),
             },
             partition_key=key,
         )
@@ -184,7 +131,7 @@ def repair_trials(
     deps=[repair_trials],
     group_name="repair",
     kinds={"harbor"},
-    backfill_policy=dg.BackfillPolicy.single_run(),
+    backfill_policy=PER_TRAJECTORY,
     description="Tasks whose controls all passed, moved atomically into <destination>/<task-id>/.",
 )
 def published_repair_tasks(
@@ -192,20 +139,14 @@ def published_repair_tasks(
 ) -> None:
     ws = workspace.workspace()
     destination = Path(pipeline.run_config().output.destination).resolve()
-    for key in context.partition_keys:
-        mining = read_mining(ws, key)
-        task_ids = [c.task_id for c in mining.candidates] if mining else []
-        published = []
-        for task_id in task_ids:
-            progress = read_progress(ws, key, task_id)
-            if progress and progress.status in ("trials_passed", "published"):
-                published.append(publish_candidate(ws, key, task_id, destination))
+    for key in _keys(context, pipeline):
+        published = publish_partition(ws, key, destination)
         context.add_asset_metadata(
             {
                 "published": sum(1 for p in published if p.status == "published"),
                 "duplicates": sum(1 for p in published if p.reason == "duplicate"),
                 "destination": dg.MetadataValue.path(str(destination)),
-                "tasks": dg.MetadataValue.md(_progress_table(ws, key, task_ids)),
+                "tasks": dg.MetadataValue.md(progress_table(ws, key)),
             },
             partition_key=key,
         )

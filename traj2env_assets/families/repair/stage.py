@@ -39,6 +39,7 @@ from traj2env_assets.families.repair.task import (
     UnverifiableCheck,
     repair_task_spec,
 )
+from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.publish import publish_task
 from traj2env_assets.replay import ReplayRecord
@@ -336,3 +337,68 @@ def for_each_candidate(
         return [work(key, task_id) for key, task_id in pairs]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(lambda pair: work(*pair), pairs))
+
+
+def _by_partition(keys: list[str], pairs: list[tuple[str, str]], results: list[T]) -> dict[str, list[T]]:
+    grouped: dict[str, list[T]] = {key: [] for key in keys}
+    for (key, _), result in zip(pairs, results, strict=True):
+        grouped[key].append(result)
+    return grouped
+
+
+def prepare_partitions(
+    workspace: Workspace, keys: list[str], engine: DockerEngine, *, jobs: int, org: str
+) -> dict[str, list[CandidateProgress]]:
+    """Images and calibration for every active candidate of ``keys``, ``jobs`` candidates at a time."""
+    pairs = [(key, task_id) for key in keys for task_id in active_candidates(workspace, key)]
+
+    def prepare(key: str, task_id: str) -> CandidateProgress:
+        conversion = read_conversion(workspace, key)
+        model = conversion.model_name if conversion else None
+        return prepare_candidate(workspace, key, task_id, engine, org=org, source_model=model)
+
+    return _by_partition(keys, pairs, for_each_candidate(prepare, pairs, jobs))
+
+
+def trial_partitions(
+    workspace: Workspace, keys: list[str], engine: DockerEngine, *, jobs: int
+) -> dict[str, list[tuple[CandidateProgress, bool]]]:
+    """The control matrix for every calibrated candidate of ``keys``; (progress, whether trials ran)."""
+    pairs = [
+        (key, task_id)
+        for key in keys
+        for task_id in active_candidates(workspace, key)
+        if (progress := read_progress(workspace, key, task_id))
+        and progress.status in ("calibrated", "trials_passed", "published")
+    ]
+    # Candidates run side by side; a lone candidate runs its controls side by side instead.
+    parallelism = jobs if len(pairs) == 1 else 1
+
+    def trial(key: str, task_id: str) -> tuple[CandidateProgress, bool]:
+        return trial_candidate(workspace, key, task_id, engine, parallelism=parallelism)
+
+    return _by_partition(keys, pairs, for_each_candidate(trial, pairs, jobs))
+
+
+def publish_partition(workspace: Workspace, key: str, destination: Path) -> list[CandidateProgress]:
+    """Publish every candidate of ``key`` whose trials passed."""
+    published = []
+    for task_id in active_candidates(workspace, key):
+        progress = read_progress(workspace, key, task_id)
+        if progress and progress.status in ("trials_passed", "published"):
+            published.append(publish_candidate(workspace, key, task_id, destination))
+    return published
+
+
+def progress_table(workspace: Workspace, key: str) -> str:
+    """Every candidate of ``key`` as a markdown table: status, reason, trial rewards."""
+    mining = read_mining(workspace, key)
+    rows = []
+    for summary in mining.candidates if mining else []:
+        progress = read_progress(workspace, key, summary.task_id)
+        status, reason = (progress.status, progress.reason) if progress else (summary.status, summary.reason)
+        rewards = " ".join(
+            f"{name}={reward:g}" for name, reward in (progress.trial_rewards if progress else {}).items() if reward is not None
+        )
+        rows.append(f"| {summary.task_id} | `{summary.check}` | {status} | {reason or ''} | {rewards} |")
+    return "| task | check | status | reason | trial rewards |\n|---|---|---|---|---|\n" + "\n".join(rows)
