@@ -262,7 +262,8 @@ def prepare_candidate(
     verdict = _calibration_verdict(candidate, calibration)
     if verdict is not None:
         return _save_progress(workspace, partition_key, progress.drop(*verdict))
-    # Trials from an earlier run of the same image still stand.
+    # Trials from an earlier run of the same image still stand; a task this candidate
+    # already published stays its own (not a duplicate of another).
     if previous and previous.trials_image == image.tag:
         progress = progress.model_copy(
             update={
@@ -272,9 +273,10 @@ def prepare_candidate(
                 "trials_image": previous.trials_image,
                 "trials_seconds": previous.trials_seconds,
                 "trials_file": previous.trials_file,
-                "published_path": previous.published_path,
             }
         )
+    if previous and previous.published_path:
+        progress = progress.model_copy(update={"published_path": previous.published_path})
     return _save_progress(workspace, partition_key, progress.model_copy(update={"status": "calibrated"}))
 
 
