@@ -194,7 +194,14 @@ def _recognise_npm(
     else:
         kind = "lint" if script.startswith("lint") else "typecheck" if "type" in script else "tests"
     return CheckCommand(
-        command=command, tool="npm", kind=kind, language="node", argv=argv, script=script, script_body=body, inner_tools=inner
+        command=command,
+        tool="npm",
+        kind=kind,
+        language="node",
+        argv=argv,
+        script=script,
+        script_body=body,
+        inner_tools=inner,
     )
 
 

@@ -40,4 +40,5 @@ def replay_record(context: dg.AssetExecutionContext, workspace: WorkspaceResourc
         result = replay_partition(ws, key)
         context.add_asset_metadata(_metadata(result), partition_key=key)
         versions.append(result.data_version)
-    return dg.MaterializeResult(data_version=dg.DataVersion(hashlib.sha256("".join(versions).encode()).hexdigest()[:16]))
+    combined = hashlib.sha256("".join(versions).encode()).hexdigest()[:16]
+    return dg.MaterializeResult(data_version=dg.DataVersion(combined))

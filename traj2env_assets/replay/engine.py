@@ -301,7 +301,8 @@ class _Replayer:
             command = action.get("command")
             workdir = workdir or _text_arg(action, "working_directory", "workdir")
         if isinstance(command, list) and all(isinstance(part, str) for part in command):
-            if len(command) >= 3 and posixpath.basename(command[0]) in ("bash", "sh", "zsh") and command[1] in ("-c", "-lc", "-l"):
+            shell = posixpath.basename(command[0]) if command else ""
+            if len(command) >= 3 and shell in ("bash", "sh", "zsh") and command[1] in ("-c", "-lc", "-l"):
                 command = command[-1]
             elif command[:1] == ["apply_patch"] and len(command) == 2:
                 return "apply_patch " + shlex.quote(command[1]), workdir

@@ -95,7 +95,11 @@ class PatchText:
     cwd: str | None
 
 
-FileOp = WriteFrom | LosePath | LoseUnder | LoseAll | LoseMentioned | RemovePath | MovePath | MakeDir | Touch | PatchText
+FileOp = (
+    WriteFrom | LosePath | LoseUnder | LoseAll | LoseMentioned | RemovePath | MovePath | MakeDir | Touch | PatchText
+)
+Stream = tuple[str | PathRef, ...]
+"""What flows through stdin/stdout when it is known: literal text and file contents."""
 
 
 class ShellContext(Protocol):
@@ -137,7 +141,9 @@ _READ_ONLY_SUBCOMMANDS = {
     "cargo": frozenset({"check", "test", "clippy", "--version", "tree", "metadata"}),
     "go": frozenset({"test", "vet", "version", "list", "env"}),
 }
-_READ_ONLY_PYTHON_MODULES = frozenset({"pytest", "unittest", "mypy", "pyright", "flake8", "pylint", "pyflakes", "json.tool", "py_compile", "compileall", "doctest"})
+_READ_ONLY_PYTHON_MODULES = frozenset(
+    "pytest unittest mypy pyright flake8 pylint pyflakes json.tool py_compile compileall doctest".split()
+)
 _RUNNERS = {"uv": "run", "poetry": "run", "pdm": "run", "hatch": "run", "pipenv": "run", "pnpm": "exec", "npm": "exec"}
 _NPM_CLIENTS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _WRAPPERS = frozenset({"sudo", "time", "nohup", "command", "exec", "builtin", "nice", "stdbuf"})
@@ -217,7 +223,9 @@ def _printf(format_word: str, args: list[str]) -> str | None:
     if any(d not in ("%s", "%%") for d in directives):
         return None
     slots = directives.count("%s")
-    fmt = format_word.encode("latin-1", "backslashreplace").decode("unicode_escape") if "\\" in format_word else format_word
+    fmt = format_word
+    if "\\" in fmt:
+        fmt = fmt.encode("latin-1", "backslashreplace").decode("unicode_escape")
     if slots == 0:
         return fmt.replace("%%", "%")
     out: list[str] = []
@@ -252,7 +260,7 @@ class _CommandReader:
         self.analysis = ShellAnalysis()
         self.saved_cwds: list[str | None] = []
         self.depth = 0
-        self.last_stdout: tuple[str | PathRef, ...] | None = None
+        self.last_stdout: Stream | None = None
 
     def ref(self, word: Word) -> PathRef | None:
         # A `~` path is kept so that resolution refuses and records it (home_relative).
@@ -274,7 +282,7 @@ class _CommandReader:
         self._redirect_outputs(command.redirects, stdout)
         self.last_stdout = stdout
 
-    def _stdin(self, redirects: list[Redirect], piped: tuple[str | PathRef, ...] | None) -> tuple[str | PathRef, ...] | None:
+    def _stdin(self, redirects: list[Redirect], piped: Stream | None) -> Stream | None:
         stdin = piped
         for redirect in redirects:
             if redirect.heredoc is not None:
@@ -287,7 +295,7 @@ class _CommandReader:
                 stdin = None if ref is None else (ref,)
         return stdin
 
-    def _redirect_outputs(self, redirects: list[Redirect], stdout: tuple[str | PathRef, ...] | None) -> None:
+    def _redirect_outputs(self, redirects: list[Redirect], stdout: Stream | None) -> None:
         for redirect in redirects:
             if redirect.op not in (">", ">>", ">|", "&>", "&>>", ">&") or redirect.target is None:
                 continue
@@ -304,7 +312,8 @@ class _CommandReader:
             writes_stdout = redirect.fd in (None, 1) and redirect.op not in ("&>", "&>>", ">&")
             append = redirect.op in (">>", "&>>")
             if writes_stdout and stdout is not None:
-                self.analysis.ops.append(WriteFrom(ref, stdout, append, "heredoc" if self._from_heredoc(redirects) else "redirect"))
+                action = "heredoc" if self._from_heredoc(redirects) else "redirect"
+                self.analysis.ops.append(WriteFrom(ref, stdout, append, action))
             else:
                 self.analysis.ops.append(LosePath(ref, "shell_output_not_literal"))
 
@@ -312,7 +321,7 @@ class _CommandReader:
     def _from_heredoc(redirects: list[Redirect]) -> bool:
         return any(r.heredoc is not None for r in redirects)
 
-    def _command(self, name: str, words: list[Word], stdin: tuple[str | PathRef, ...] | None) -> tuple[str | PathRef, ...] | None:
+    def _command(self, name: str, words: list[Word], stdin: Stream | None) -> Stream | None:
         args = words[1:]
         argv = [w.text for w in args]
         dynamic = any(not w.literal for w in args)
@@ -348,7 +357,7 @@ class _CommandReader:
             self.analysis.ops.extend(Touch(r) for w in args if not w.text.startswith("-") and (r := self.ref(w)))
         elif name in ("apply_patch", "applypatch"):
             self._apply_patch(args, stdin)
-        elif name in ("sed", "perl") and any(a.startswith("-i") or a == "--in-place" or a.startswith("-pi") for a in argv):
+        elif name in ("sed", "perl") and any(a.startswith(("-i", "-pi")) or a == "--in-place" for a in argv):
             self._in_place(name, args)
         elif name == "git":
             self._git(args)
@@ -358,7 +367,7 @@ class _CommandReader:
             pass
         elif name in _NPM_CLIENTS and (script := _npm_script_name(name, argv)) is not None:
             self._npm_script(script)
-        elif name.startswith("python") and argv[:1] == ["-m"] and len(argv) > 1 and argv[1] in _READ_ONLY_PYTHON_MODULES:
+        elif name.startswith("python") and argv[:1] == ["-m"] and argv[1:2] and argv[1] in _READ_ONLY_PYTHON_MODULES:
             pass
         elif name == "node" and "--test" in argv:
             pass
@@ -395,7 +404,7 @@ class _CommandReader:
         resolved = self.context.resolve_dir(targets[0].text, self.cwd)
         self.cwd = resolved if isinstance(resolved, str) else None
 
-    def _tee(self, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+    def _tee(self, args: list[Word], stdin: Stream | None) -> None:
         append = any(w.text in ("-a", "--append") for w in args)
         for word in args:
             if word.text.startswith("-") or word.text in _DISCARDED:
@@ -433,7 +442,7 @@ class _CommandReader:
         for source in operands[:-1]:
             self.analysis.ops.append(MovePath(PathRef(source.text, self.cwd), destination, keep_source))
 
-    def _apply_patch(self, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+    def _apply_patch(self, args: list[Word], stdin: Stream | None) -> None:
         self.analysis.raise_to("tracked")
         if args and args[0].literal:
             self.analysis.ops.append(PatchText(args[0].text, self.cwd))
@@ -481,7 +490,10 @@ class _CommandReader:
         if _git_leaves_work_tree(sub, rest_text):
             return
         if sub in ("checkout", "restore") and "--" in rest_text or sub == "restore":
-            paths = rest[rest_text.index("--") + 1 :] if "--" in rest_text else [w for w in rest if not w.text.startswith("-")]
+            if "--" in rest_text:
+                paths = rest[rest_text.index("--") + 1 :]
+            else:
+                paths = [w for w in rest if not w.text.startswith("-")]
             self.analysis.raise_to("tracked")
             for word in paths:
                 if (ref := self.ref(word)) is not None:
@@ -508,7 +520,8 @@ class _CommandReader:
         if not writes:
             return
         self.analysis.raise_to("tracked")
-        operands = [w for w in args if not w.text.startswith("-") and w.text not in ("check", "format", "lint", "run", "ci")]
+        subcommands = ("check", "format", "lint", "run", "ci")
+        operands = [w for w in args if not w.text.startswith("-") and w.text not in subcommands]
         if not operands:
             operands = [Word(text=".")]
         for word in operands:
@@ -518,7 +531,7 @@ class _CommandReader:
             else:
                 self.analysis.ops.append(LoseUnder(ref, "formatter"))
 
-    def _interpreter(self, name: str, args: list[Word], stdin: tuple[str | PathRef, ...] | None) -> None:
+    def _interpreter(self, name: str, args: list[Word], stdin: Stream | None) -> None:
         argv = [w.text for w in args]
         inline: str | None = None
         for flag in ("-c", "-e", "--eval", "-E"):
