@@ -39,6 +39,7 @@ _KIND: dict[str, CheckKind] = {
     "biome": "lint",
     "ruff": "lint",
 }
+_JS_TEST_RUNNERS: dict[str, CheckTool] = {"jest": "jest", "vitest": "vitest", "mocha": "mocha"}
 _NPM_CLIENTS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _CHECK_SCRIPT_NAME = re.compile(r"^(test|check|lint|typecheck|type-check|types|tsc|verify|ci|build)([:\-_].*)?$")
 _PYTEST_VALUE_OPTIONS = frozenset(
@@ -150,8 +151,8 @@ def _recognise_simple(
         tool = "ruff"
     elif name in ("mypy", "dmypy"):
         tool = "mypy"
-    elif name in ("jest", "vitest", "mocha"):
-        tool = name  # type: ignore[assignment]
+    elif name in _JS_TEST_RUNNERS:
+        tool = _JS_TEST_RUNNERS[name]
         targets = [a for a in args if not a.startswith("-") and a != "run"]
     elif name in _NPM_CLIENTS:
         return _recognise_npm(argv, command, snapshot, directory, depth)

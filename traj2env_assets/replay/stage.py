@@ -105,7 +105,7 @@ def replay_partition(
                 try:
                     result = replay_trajectory(trajectory)
                     write_record(result, staging)
-                except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch
+                except Exception as error:  # one trajectory must not fail a batch run
                     outcome.reason = "replay_error"
                     outcome.detail = f"{type(error).__name__}: {error}"[:2000]
                     shutil.rmtree(staging)
