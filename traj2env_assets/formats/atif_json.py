@@ -12,9 +12,9 @@ FORMAT = "atif"
 _VERSION = re.compile(r"^ATIF-v1\.\d+$")
 
 
-def convert_atif(path: Path) -> atif.Trajectory:
+def convert_atif(path: Path, data: bytes) -> atif.Trajectory:
     try:
-        raw = orjson.loads(path.read_bytes())
+        raw = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     if not isinstance(raw, dict):

@@ -34,7 +34,7 @@ def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in mapping.items() if value is not None}
 
 
-@dataclass
+@dataclass(slots=True)
 class _Result:
     call_id: str | None
     content: str
@@ -42,7 +42,7 @@ class _Result:
     subagent_ids: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Step:
     source: StepSource
     message: str
@@ -96,10 +96,15 @@ class TrajectoryBuilder:
         reasoning_content: str | None = None,
         reasoning_effort: str | float | None = None,
     ) -> _Step:
-        step = self.add_message("agent", message, timestamp)
-        step.model_name = model_name or None
-        step.reasoning_content = reasoning_content or None
-        step.reasoning_effort = reasoning_effort
+        step = _Step(
+            "agent",
+            message,
+            valid_timestamp(timestamp),
+            model_name or None,
+            reasoning_effort,
+            reasoning_content or None,
+        )
+        self._steps.append(step)
         return step
 
     def last_agent_step(self) -> _Step | None:
@@ -212,17 +217,16 @@ def _step_dict(step_id: int, step: _Step) -> dict[str, Any]:
     if step.extra:
         out["extra"] = step.extra
     if step.source == "agent":
-        out.update(
-            drop_none(
-                {
-                    "model_name": step.model_name,
-                    "reasoning_effort": step.reasoning_effort,
-                    "reasoning_content": step.reasoning_content,
-                    "tool_calls": step.tool_calls or None,
-                    "metrics": step.metrics,
-                }
-            )
-        )
+        if step.model_name is not None:
+            out["model_name"] = step.model_name
+        if step.reasoning_effort is not None:
+            out["reasoning_effort"] = step.reasoning_effort
+        if step.reasoning_content is not None:
+            out["reasoning_content"] = step.reasoning_content
+        if step.tool_calls:
+            out["tool_calls"] = step.tool_calls
+        if step.metrics is not None:
+            out["metrics"] = step.metrics
     return out
 
 

@@ -95,9 +95,9 @@ def _subagent_links(files: list[Path]) -> dict[str, str]:
     return links
 
 
-def convert_claude_code(path: Path, *, is_subagent: bool = False) -> atif.Trajectory:
+def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -> atif.Trajectory:
     stats = LineStats()
-    lines = list(iter_json_objects(path, stats))
+    lines = list(iter_json_objects(data, stats))
     has_main_thread = any(line.get("isSidechain") is False for line in lines)
     builder = TrajectoryBuilder()
     session_id: str | None = None
@@ -113,7 +113,7 @@ def convert_claude_code(path: Path, *, is_subagent: bool = False) -> atif.Trajec
     # Sub-agents first, so results of the calls that spawned them can link to them.
     for file in subagent_files:
         try:
-            child = convert_claude_code(file, is_subagent=True)
+            child = convert_claude_code(file, file.read_bytes(), is_subagent=True)
         except ValueError:
             continue
         builder.subagents.append(child.model_copy(update={"trajectory_id": file.stem}))

@@ -12,7 +12,6 @@ system steps so the user's own requests stay recognisable.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, loads_like_stdlib
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "codex"
@@ -40,7 +39,7 @@ def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
     extra: dict[str, Any] = {}
     if text.startswith("{"):
         try:
-            wrapped = json.loads(text)
+            wrapped = loads_like_stdlib(text)
         except ValueError:
             wrapped = None
         if isinstance(wrapped, dict) and "output" in wrapped:
@@ -66,7 +65,7 @@ def _decode_arguments(raw: Any) -> dict[str, Any]:
         return raw
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = loads_like_stdlib(raw)
         except ValueError:
             return {"raw": raw}
         return value if isinstance(value, dict) else {"raw": value}
@@ -180,10 +179,10 @@ class _CodexReader:
             stats.count_unknown(f"response_item/{item}")
 
 
-def convert_codex(path: Path) -> atif.Trajectory:
+def convert_codex(path: Path, data: bytes) -> atif.Trajectory:
     stats = LineStats()
     reader = _CodexReader()
-    for line in iter_json_objects(path, stats):
+    for line in iter_json_objects(data, stats):
         if looks_like_codex(line):
             reader.read(line, stats)
         else:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
@@ -13,10 +16,11 @@ from pydantic import BaseModel, ValidationError
 from traj2env_assets.formats.atif_json import convert_atif
 from traj2env_assets.formats.claude_code import convert_claude_code
 from traj2env_assets.formats.codex import convert_codex
-from traj2env_assets.formats.detect import DetectedFormat, UndetectableFormat, detect_format
+from traj2env_assets.formats.detect import HEAD_BYTES, DetectedFormat, UndetectableFormat, detect_head
 from traj2env_assets.formats.pi import convert_pi
 
-CONVERTERS: dict[DetectedFormat, Callable[[Path], atif.Trajectory]] = {
+# Each converter gets the path (sub-agent sidecars, file stem) and the file's bytes.
+CONVERTERS: dict[DetectedFormat, Callable[[Path, bytes], atif.Trajectory]] = {
     "atif": convert_atif,
     "claude-code": convert_claude_code,
     "codex": convert_codex,
@@ -69,8 +73,45 @@ def _skipped(path: Path, reason: SkipReason, detail: str, fmt: DetectedFormat | 
     )
 
 
+_gc_lock = threading.Lock()
+_gc_pausers = 0
+_gc_resume = False
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Hold off the cyclic garbage collector while one document is converted.
+
+    A conversion allocates tens of thousands of objects that all stay alive until the
+    document is validated, so the collector keeps scanning them (and every object of a
+    process that imported Dagster) and finds nothing: that was up to half of the time on
+    large logs. Reference counting still frees everything a conversion drops, and the
+    first collection after the pause takes any cycles it left. Counted under a lock so
+    that concurrent conversions in threads re-enable the collector only when the last
+    ends, and only if it was enabled before the first began.
+    """
+    global _gc_pausers, _gc_resume
+    with _gc_lock:
+        if _gc_pausers == 0:
+            _gc_resume = gc.isenabled()
+            gc.disable()
+        _gc_pausers += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pausers -= 1
+            if _gc_pausers == 0 and _gc_resume:
+                gc.enable()
+
+
 def convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"] = "auto") -> ConversionResult:
     """Convert ``path``; never raises for bad input, the record says what went wrong."""
+    with _gc_paused():
+        return _convert_source(path, forced_format)
+
+
+def _convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"]) -> ConversionResult:
     started = time.perf_counter()
     try:
         if not path.is_file():
@@ -80,14 +121,24 @@ def convert_source(path: Path, forced_format: DetectedFormat | Literal["auto"] =
         return _skipped(path, "unreadable", exc.strerror or str(exc))
     if size > MAX_INPUT_BYTES:
         return _skipped(path, "too_large", f"{size} bytes exceeds {MAX_INPUT_BYTES}", size=size)
+    fmt: DetectedFormat | None = None if forced_format == "auto" else forced_format
     try:
-        fmt = detect_format(path) if forced_format == "auto" else forced_format
+        # One open: detection reads the head, and a file whose head matches no format is
+        # read no further. Most logs fit in the head, which is then the whole file; a
+        # longer one is read again from the start, which is cheaper than joining the head
+        # and the rest (a copy of the whole file).
+        with path.open("rb") as handle:
+            data = handle.read(HEAD_BYTES)
+            fmt = fmt or detect_head(data)
+            if len(data) == HEAD_BYTES:
+                handle.seek(0)
+                data = handle.read()
     except UndetectableFormat as exc:
         return _skipped(path, exc.reason, str(exc), size=size)
     except OSError as exc:
-        return _skipped(path, "unreadable", exc.strerror or str(exc), size=size)
+        return _skipped(path, "unreadable", exc.strerror or str(exc), fmt, size)
     try:
-        trajectory = CONVERTERS[fmt](path)
+        trajectory = CONVERTERS[fmt](path, data)
     except ValidationError as exc:
         return _skipped(path, "invalid_trajectory", _first_errors(exc), fmt, size)
     except OSError as exc:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from traj2env_assets.formats.claude_code import looks_like_claude_code
 from traj2env_assets.formats.codex import looks_like_codex
+from traj2env_assets.formats.jsonl import loads_like_stdlib
 from traj2env_assets.formats.pi import looks_like_pi
 
 DetectedFormat = Literal["atif", "claude-code", "codex", "pi"]
@@ -25,25 +26,40 @@ class UndetectableFormat(ValueError):
         self.reason = reason
 
 
-def _head_objects(head: bytes) -> list[dict[str, object]]:
-    objects: list[dict[str, object]] = []
-    for raw in head.splitlines()[:HEAD_LINES]:
+def read_head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(HEAD_BYTES)
+
+
+def _head_lines(head: bytes) -> list[bytes]:
+    """``head.splitlines()[:HEAD_LINES]``, without splitting all of a 256 KiB head.
+
+    Without a carriage return, ``split`` on newlines stops after HEAD_LINES breaks; the
+    empty last piece it may add is skipped like any empty line.
+    """
+    if b"\r" in head:
+        return head.splitlines()[:HEAD_LINES]
+    return head.split(b"\n", HEAD_LINES)[:HEAD_LINES]
+
+
+def _head_objects(head: bytes) -> Iterator[dict[str, object]]:
+    """The JSON objects among the head's first lines, decoded lazily: detection stops at
+    the first line that identifies the format."""
+    for raw in _head_lines(head):
         line = raw.strip()
         if not line or line.startswith(b"//"):
             continue
         try:
-            value = json.loads(line)
+            value = loads_like_stdlib(line)
         except ValueError:
             continue
         if isinstance(value, dict):
-            objects.append(value)
-    return objects
+            yield value
 
 
-def detect_format(path: Path) -> DetectedFormat:
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES)
-    if not head.strip():
+def detect_head(head: bytes) -> DetectedFormat:
+    """The format of a file whose first ``HEAD_BYTES`` bytes are ``head``."""
+    if not head or head.isspace():
         raise UndetectableFormat("empty_file", "empty file")
     if b"\x00" in head:
         raise UndetectableFormat("binary_file", "binary content (NUL bytes)")
@@ -61,10 +77,13 @@ def detect_format(path: Path) -> DetectedFormat:
     )
 
 
+def detect_format(path: Path) -> DetectedFormat:
+    return detect_head(read_head(path))
+
+
 def session_id_from_head(path: Path, fmt: DetectedFormat) -> str | None:
     """The session id the log records near its start, if any (cheap: head only)."""
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES)
+    head = read_head(path)
     if fmt == "atif":
         match = re.search(rb'"session_id"\s*:\s*"([^"]{1,200})"', head)
         return match.group(1).decode("utf-8", "replace") if match else None

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
+import pydantic_core
+
+# pydantic-core's message for a character that cannot start a JSON value (both parsers
+# accept the same value starts, NaN and Infinity included).
+_NO_VALUE_STARTS_HERE = "expected value at line"
 
 
 @dataclass
@@ -28,28 +34,50 @@ class LineStats:
         return self.invalid_lines + self.non_object_lines
 
 
-def iter_json_objects(path: Path, stats: LineStats) -> Iterator[dict[str, Any]]:
-    """Yield each JSON object line of ``path``.
+def iter_json_objects(data: bytes, stats: LineStats) -> Iterator[dict[str, Any]]:
+    """Yield each JSON object line of ``data`` (a whole ``.jsonl`` file).
 
     Lines starting with ``//`` (comment headers some published logs carry) are skipped
     and counted; lines that are not JSON, or JSON that is not an object, are counted.
     Lines that are not valid UTF-8 JSON count as invalid, so a binary file is not a crash.
     orjson parses about twice as fast as the stdlib here, which dominates conversion time.
+    Lines end at ``\\n`` only (a bare ``\\r`` is JSON whitespace, not a line break);
+    BytesIO shares ``data`` instead of copying it, and yields one line at a time.
     """
-    with path.open("rb") as handle:
-        for raw in handle:
-            line = raw.strip()
-            if not line:
-                continue
-            if line.startswith(b"//"):
-                stats.comment_lines += 1
-                continue
-            try:
-                value = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                stats.invalid_lines += 1
-                continue
-            if isinstance(value, dict):
-                yield value
-            else:
-                stats.non_object_lines += 1
+    for raw in io.BytesIO(data):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(b"//"):
+            stats.comment_lines += 1
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            stats.invalid_lines += 1
+            continue
+        if isinstance(value, dict):
+            yield value
+        else:
+            stats.non_object_lines += 1
+
+
+def loads_like_stdlib(text: str | bytes) -> Any:
+    """``json.loads(text)``, three to five times faster.
+
+    Embedded JSON (Codex tool arguments and outputs, detection's head lines) has always
+    been decoded with stdlib semantics, and the output must not change. pydantic-core's
+    parser returns the stdlib's value for every document it accepts (big integers stay
+    ints and NaN/Infinity are accepted, unlike orjson). What it rejects goes to the
+    stdlib, which accepts a few of those (lone surrogate escapes, float overflow, a UTF-8
+    BOM in bytes, nesting deeper than 200), except text that no JSON value can start at
+    the reported character: the stdlib rejects that too. That is the common failure
+    (redacted or plain-text Codex arguments) and asking twice doubled its cost.
+    Either way a rejected document raises ValueError.
+    """
+    try:
+        return pydantic_core.from_json(text)
+    except (ValueError, TypeError) as exc:  # TypeError: a str holding a lone surrogate
+        if isinstance(text, str) and str(exc).startswith(_NO_VALUE_STARTS_HERE):
+            raise
+        return json.loads(text)

@@ -75,9 +75,9 @@ def _metrics(usage: Any) -> dict[str, Any] | None:
     )
 
 
-def convert_pi(path: Path) -> atif.Trajectory:
+def convert_pi(path: Path, data: bytes) -> atif.Trajectory:
     stats = LineStats()
-    entries = list(iter_json_objects(path, stats))
+    entries = list(iter_json_objects(data, stats))
     header = next((entry for entry in entries if entry.get("type") == "session"), {})
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
     builder = TrajectoryBuilder()

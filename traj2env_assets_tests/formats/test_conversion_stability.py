@@ -1,0 +1,111 @@
+"""Conversion output is pinned: the same input must give the same bytes.
+
+Speed work on the converters must not change what they emit. Every real fixture and
+bundled example is converted, and so are damaged copies of the ``.jsonl`` ones that
+exercise the line reader (junk and unknown lines, CRLF endings, padded lines, a
+truncated tail) and the examples under each forced format. The SHA-256 of each written
+trajectory (as ``stage.py`` writes it) and record is compared with
+``conversion_digests.json``. A deliberate output change bumps ``CONVERTER_VERSION`` in
+``formats/stage.py`` and regenerates the digests:
+
+    UPDATE_CONVERSION_DIGESTS=1 .venv/bin/pytest traj2env_assets_tests/formats/test_conversion_stability.py
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.formats.convert import convert_source
+from traj2env_assets_tests.conftest import REAL_FIXTURES
+
+REPO = REAL_FIXTURES.parents[2]
+EXAMPLES = REPO / "examples" / "trajectories"
+DIGESTS = Path(__file__).with_name("conversion_digests.json")
+FORCED_FORMATS = ("atif", "claude-code", "codex", "pi")
+# Lines a log can carry that are not a usable entry: invalid JSON, non-objects, comments,
+# unknown or irrelevant types, a truncated line.
+JUNK_LINES = [
+    b"not json",
+    b"[1, 2]",
+    b"// comment",
+    b'{"type": "weird_type", "x": 1}',
+    b'{"type": 5}',
+    b"{}",
+    b'{"type": "progress", "broken"',
+    b'{"type": "event_msg", "payload": {"type": "agent_message", "message": "x"}}',
+    b'{"type": "event_msg", "payload": 3}',
+    b'{"type": "response_item", "payload": {"type": "mystery"}}',
+    b'{"type": "file-history-snapshot", "uuid": "x"}',
+    b"\xff\xfe",
+]
+
+
+def _with_junk(data: bytes) -> bytes:
+    lines = data.split(b"\n")
+    out: list[bytes] = []
+    for index, line in enumerate(lines):
+        if index % 5 == 2:
+            out.append(JUNK_LINES[index % len(JUNK_LINES)])
+        out.append(line)
+    return b"\n".join(out)
+
+
+MUTATIONS: dict[str, Callable[[bytes], bytes]] = {
+    "junk": _with_junk,
+    "crlf": lambda data: data.replace(b"\n", b"\r\n"),
+    "padded": lambda data: b"\n".join(b" \t" + line + b" \x0c" for line in data.split(b"\n")),
+    "truncated": lambda data: data[: len(data) * 2 // 3],
+}
+
+
+def _sources() -> list[Path]:
+    files = [p for p in REAL_FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md"]
+    files += [p for p in EXAMPLES.rglob("*") if p.is_file()]
+    return sorted(files)
+
+
+def _digest(path: Path, case: str, forced: str) -> str:
+    """SHA-256 of the record and the trajectory, with the source path made portable."""
+    result = convert_source(path, forced)  # type: ignore[arg-type]
+    record = result.record.model_dump(exclude={"seconds"})
+    record["source_path"] = case
+    text = json.dumps(record, sort_keys=True)
+    if result.trajectory is not None:
+        extra = {**(result.trajectory.extra or {}), "source_path": case}
+        trajectory = result.trajectory.model_copy(update={"extra": extra})
+        text += "\n" + trajectory.model_dump_json(exclude_none=True, indent=1)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def current_digests(scratch: Path) -> dict[str, str]:
+    digests: dict[str, str] = {}
+    for path in _sources():
+        name = path.relative_to(REPO).as_posix()
+        digests[name] = _digest(path, name, "auto")
+        if path.is_relative_to(EXAMPLES):
+            for forced in FORCED_FORMATS:
+                digests[f"{name} as {forced}"] = _digest(path, name, forced)
+        if path.suffix != ".jsonl":
+            continue
+        for mutation, mutate in MUTATIONS.items():
+            copy = scratch / f"{path.stem}.{mutation}.jsonl"
+            copy.write_bytes(mutate(path.read_bytes()))
+            case = f"{name} {mutation}"
+            digests[case] = _digest(copy, case, "auto")
+    return digests
+
+
+def test_conversion_output_is_unchanged(tmp_path: Path) -> None:
+    digests = current_digests(tmp_path)
+    if os.environ.get("UPDATE_CONVERSION_DIGESTS"):
+        DIGESTS.write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        pytest.skip("digests rewritten")
+    expected = json.loads(DIGESTS.read_text(encoding="utf-8"))
+    changed = sorted(case for case in expected.keys() | digests.keys() if expected.get(case) != digests.get(case))
+    assert not changed, f"conversion output changed for {len(changed)} inputs (bump CONVERTER_VERSION): {changed[:10]}"
