@@ -60,6 +60,8 @@ class AgentSection(_Strict):
 
 class VerifierSection(_Strict):
     timeout_sec: float
+    # test.sh restores configuration and drops to the unprivileged test user itself.
+    user: Literal["root"] = "root"
     environment_mode: Literal["separate"] = "separate"
     network_mode: Literal["no-network"] = "no-network"
 
