@@ -16,12 +16,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.formats.jsonl import loads_like_stdlib
 from traj2env_assets_tests.conftest import REAL_FIXTURES
 
 REPO = REAL_FIXTURES.parents[2]
@@ -109,3 +111,45 @@ def test_conversion_output_is_unchanged(tmp_path: Path) -> None:
     expected = json.loads(DIGESTS.read_text(encoding="utf-8"))
     changed = sorted(case for case in expected.keys() | digests.keys() if expected.get(case) != digests.get(case))
     assert not changed, f"conversion output changed for {len(changed)} inputs (bump CONVERTER_VERSION): {changed[:10]}"
+
+
+def _stdlib_outcome(decode: Callable[[str | bytes], object], text: str | bytes) -> tuple[str, str]:
+    try:
+        return "value", repr(decode(text))
+    except ValueError:
+        return "error", ""
+
+
+TRICKY_JSON = [
+    '{"cmd": ["bash", "-lc", "ls"], "workdir": "/tmp"}',
+    "[REDACTED_ARGUMENTS len=153 sha=23291271]",
+    "plain text",
+    "",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "1e400",
+    "NaN",
+    "-Infinity",
+    '"\\ud800"',
+    '"\\ud83d\\ude00"',
+    "\ufeff{}",
+    b"\xef\xbb\xbf{}",
+    "[" * 300 + "]" * 300,
+    '{"a": 1, "a": 2}',
+    "[1,]",
+    "1" * 5000,
+]
+
+
+def test_embedded_json_decodes_exactly_as_the_stdlib() -> None:
+    """``loads_like_stdlib`` may be faster than ``json.loads`` but never different."""
+    rng = random.Random(5)
+    alphabet = list('{}[]",:.-+eE019 \t\nNaIfu\\') + ["null", "true", "NaN", "\\ud800", "\ufeff"]
+    cases: list[str | bytes] = list(TRICKY_JSON)
+    for _ in range(3000):
+        text = list(str(rng.choice(TRICKY_JSON[:12])))
+        for _ in range(rng.randint(1, 3)):
+            text.insert(rng.randint(0, len(text)), rng.choice(alphabet))
+        cases.append("".join(text))
+    for text in cases:
+        assert _stdlib_outcome(loads_like_stdlib, text) == _stdlib_outcome(json.loads, text), text
