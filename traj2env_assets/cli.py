@@ -20,6 +20,7 @@ from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, limit_llm_pool
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
 from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
+from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.report import REPORT_FILE
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
@@ -143,7 +144,9 @@ def _generate_command(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="traj2env", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="traj2env", description="Turn recorded coding-agent sessions into verified Harbor tasks."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="run the pipeline on a folder of trajectories")
     gen.add_argument("--config", type=Path, required=True, help="seed-shaped YAML config")
@@ -153,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--llm", default=None, help="model for the LLM families, e.g. anthropic/claude-...")
     gen.add_argument("--workspace", type=Path, default=Path("workspace"), help="stage outputs root")
     gen.set_defaults(handler=_generate_command)
+    add_docker_commands(commands)
     return parser
 
 

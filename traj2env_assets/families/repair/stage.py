@@ -197,7 +197,7 @@ def _calibrate(engine: DockerEngine, image: str, candidate: RepairCandidate) -> 
     """Run the recorded check in the image, before the fix, with networking off."""
     workdir = "/workspace/" + candidate.cwd if candidate.cwd else "/workspace"
     limits = ContainerLimits(memory=engine.container_memory, cpus=engine.trial_cpus, pids=engine.pids_limit)
-    with sandbox(engine.client, image, role="probe", limits=limits) as container:
+    with sandbox(engine.client, image, role="probe", limits=limits, labels=engine.container_labels) as container:
         run = exec_with_deadline(
             container,
             shlex.join(candidate.check.argv) + " 2>&1",
