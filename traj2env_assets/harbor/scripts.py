@@ -98,7 +98,10 @@ def _pytest_run(spec: TaskSpec) -> str:
     config = (
         f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
     )
-    ids = " ".join(shlex.quote(test_id) for test_id in tests.tracked_test_ids)
+    # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
+    # naming them too would make pytest collect only them from a shared file).
+    selection = tests.run_targets if tests.reward == "check" else tests.tracked_test_ids
+    ids = " ".join(shlex.quote(arg) for arg in selection)
     return _PYTEST_RUN.format(
         timeout=tests.timeout_sec,
         user=TEST_USER,
@@ -113,7 +116,7 @@ def _pytest_run(spec: TaskSpec) -> str:
 
 def _node_run(spec: TaskSpec) -> str:
     tests = spec.tests
-    files = sorted({test_id.split("::", 1)[0] for test_id in tests.tracked_test_ids})
+    files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
     return _NODE_RUN.format(
         files=" ".join(shlex.quote(path) for path in files),
         timeout=tests.timeout_sec,
@@ -160,7 +163,8 @@ def test_${{SENTINEL}}_fail():
 EOF
 chown {user}: "$RUN_DIR/test_$SENTINEL.py"
 
-# 3. The tracked tests, unprivileged, in a clean environment.
+# 3. The tracked tests (and, in mode "check", the rest of the recorded check), unprivileged,
+#    in a clean environment.
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$RUN_DIR" LANG=C.UTF-8 \\
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
   python3 -I {harness}/run_pytest.py "$RUN_DIR/results.jsonl" {work} \\
@@ -181,7 +185,8 @@ for file in "${{TEST_FILES[@]}}"; do
 EOF
 done
 
-# 3. The tracked test files, unprivileged, in a clean environment.
+# 3. The tracked test files (and, in mode "check", the check's other test files),
+#    unprivileged, in a clean environment.
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$RUN_DIR" LANG=C.UTF-8 \\
   NODE_ENV=test node --test --test-reporter={harness}/node_reporter.mjs \\
   --test-reporter-destination="$RUN_DIR/results.jsonl" --test-reporter=spec \\

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 BaseImageKind = Literal["python", "node"]
 TestRunner = Literal["pytest", "node"]
-RewardMode = Literal["all_pass", "fraction"]
+RewardMode = Literal["all_pass", "fraction", "check"]
 
 BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
 WORKSPACE = "/workspace"
@@ -53,8 +53,26 @@ class VerifierSpec(BaseModel):
     config_paths: list[str] = Field(default_factory=list)
     # The restored file pytest reads its configuration from (``-c``); None = an empty one.
     pytest_config: str | None = None
+    # What the recorded check runs besides the tracked tests: pytest paths or node ids,
+    # or node test files ("." = the whole project). Required by reward mode ``check``,
+    # where every test in the run must pass and the tracked ones must be among them.
+    run_targets: list[str] = Field(default_factory=list)
     reward: RewardMode = "all_pass"
     timeout_sec: int = 300
+
+    @model_validator(mode="after")
+    def _check_mode_has_targets(self) -> VerifierSpec:
+        if (self.reward == "check") != bool(self.run_targets):
+            raise ValueError("run_targets are given exactly when reward is 'check'")
+        return self
+
+    @field_validator("run_targets")
+    @classmethod
+    def _relative_targets(cls, value: list[str]) -> list[str]:
+        for target in value:
+            if target != ".":
+                _checked_relative(target.split("::", 1)[0])
+        return value
 
     @field_validator("config_paths")
     @classmethod

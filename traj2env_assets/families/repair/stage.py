@@ -96,7 +96,8 @@ class CandidateProgress(BaseModel):
     trial_rewards: dict[str, float | None] = Field(default_factory=dict)
     trials_passed: bool | None = None
     trials_failures: str | None = None
-    trials_image: str | None = None
+    trials_key: str | None = None
+    """Image tag and task-directory hash the trials ran against: a change to either reruns them."""
     trials_seconds: float | None = None
     trials_file: str | None = None
     published_path: str | None = None
@@ -193,6 +194,15 @@ def staged_task_dir(workspace: Workspace, partition_key: str, task_id: str) -> P
     return _candidate_dir(workspace, partition_key, task_id) / "staging" / task_id
 
 
+def trials_key(image_tag: str, task_dir: Path) -> str:
+    """The image plus every file of the staged task (tests, solution, instruction)."""
+    digest = hashlib.sha256(image_tag.encode())
+    for path in sorted(p for p in task_dir.rglob("*") if p.is_file()):
+        digest.update(f"\0{path.relative_to(task_dir).as_posix()}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
 def _calibrate(engine: DockerEngine, image: str, candidate: RepairCandidate) -> Calibration:
     """Run the recorded check in the image, before the fix, with networking off."""
     workdir = "/workspace/" + candidate.cwd if candidate.cwd else "/workspace"
@@ -251,7 +261,12 @@ def prepare_candidate(
             workspace, partition_key, progress.drop("image_build_failed", f"{exc}\n{exc.log_tail}"[-4000:])
         )
     progress = progress.model_copy(
-        update={"image": image.tag, "image_content_hash": image.content_hash, "image_built": image.built}
+        update={
+            "image": image.tag,
+            "image_content_hash": image.content_hash,
+            "image_built": image.built,
+            "trials_key": trials_key(image.tag, written.path),
+        }
     )
     previous = read_progress(workspace, partition_key, task_id)
     if previous and previous.calibration and previous.calibration.image == image.tag:
@@ -264,13 +279,12 @@ def prepare_candidate(
         return _save_progress(workspace, partition_key, progress.drop(*verdict))
     # Trials from an earlier run of the same image still stand; a task this candidate
     # already published stays its own (not a duplicate of another).
-    if previous and previous.trials_image == image.tag:
+    if previous and previous.trials_key == progress.trials_key and previous.trials_passed is not None:
         progress = progress.model_copy(
             update={
                 "trial_rewards": previous.trial_rewards,
                 "trials_passed": previous.trials_passed,
                 "trials_failures": previous.trials_failures,
-                "trials_image": previous.trials_image,
                 "trials_seconds": previous.trials_seconds,
                 "trials_file": previous.trials_file,
             }
@@ -287,7 +301,7 @@ def trial_candidate(
     progress = read_progress(workspace, partition_key, task_id)
     if progress is None or progress.status not in ("calibrated", "trials_passed", "published"):
         raise ValueError(f"{task_id} is not ready for trials")
-    if progress.trials_image == progress.image and progress.trials_passed is not None:
+    if progress.trials_passed is not None:
         if not progress.trials_passed:
             return _save_progress(
                 workspace, partition_key, progress.drop("trials_failed", progress.trials_failures or "")
@@ -304,7 +318,6 @@ def trial_candidate(
             "trial_rewards": matrix.rewards(),
             "trials_passed": matrix.passed,
             "trials_failures": "; ".join(failed) or None,
-            "trials_image": image,
             "trials_seconds": matrix.seconds,
             "trials_file": str(trials_file),
         }

@@ -78,19 +78,51 @@ def _node_test_runner(candidate: RepairCandidate) -> bool:
     return check.tool == "npm" and bool(check.script_body and _NODE_TEST_SCRIPT.match(check.script_body))
 
 
+def _within_check_dir(candidate: RepairCandidate, targets: list[str]) -> list[str]:
+    """The check's own targets relative to the project root ("." = everything it would run)."""
+    cwd = candidate.cwd
+    if not targets:
+        return [cwd or "."]
+    return [posixpath.normpath(posixpath.join(cwd, target)) if cwd else target for target in targets]
+
+
+def _node_test_files(candidate: RepairCandidate) -> list[str]:
+    """The files ``node --test`` runs: its explicit targets, else the project's test files."""
+    explicit = [target for target in candidate.check.targets if target in candidate.project_files]
+    if explicit:
+        return _within_check_dir(candidate, explicit)
+    prefix = f"{candidate.cwd}/" if candidate.cwd else ""
+    return sorted(
+        path for path in candidate.project_files
+        if path.startswith(prefix) and "node_modules/" not in path and _JS_TEST_FILE.search(path)
+    )
+
+
 def tracked_test_spec(candidate: RepairCandidate) -> VerifierSpec:
+    """The verifier runs the recorded check's tests; every one must pass and the recorded
+    failures must be among them (reward mode ``check``)."""
     files = candidate.project_files
     tool = candidate.check.tool
+    python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
     if tool == "pytest" and candidate.failing_ids and all("::" in test_id for test_id in candidate.failing_ids):
-        return VerifierSpec(runner="pytest", tracked_test_ids=candidate.failing_ids, pytest_config=_pytest_config(files))
+        return VerifierSpec(
+            runner="pytest", tracked_test_ids=_within_check_dir(candidate, candidate.failing_ids),
+            pytest_config=_pytest_config(files), run_targets=python_targets, reward="check",
+        )
     if tool == "unittest" and candidate.failing_ids:
         converted = [_unittest_to_pytest(test_id, set(files)) for test_id in candidate.failing_ids]
         if all(converted):
-            return VerifierSpec(runner="pytest", tracked_test_ids=converted, pytest_config=_pytest_config(files))  # type: ignore[arg-type]
+            return VerifierSpec(
+                runner="pytest", tracked_test_ids=converted, pytest_config=_pytest_config(files),  # type: ignore[arg-type]
+                run_targets=python_targets, reward="check",
+            )
     if _node_test_runner(candidate) and candidate.failing_ids:
         located = [(_node_test_file(name, files), name) for name in candidate.failing_ids]
         if all(path for path, _ in located):
-            return VerifierSpec(runner="node", tracked_test_ids=[f"{path}::{name}" for path, name in located])
+            return VerifierSpec(
+                runner="node", tracked_test_ids=[f"{path}::{name}" for path, name in located],
+                run_targets=_node_test_files(candidate), reward="check",
+            )
     raise UnverifiableCheck(
         f"{candidate.check.tool} check: no failing test ids that the verifier can track "
         f"(recorded: {', '.join(candidate.failing_ids[:5]) or 'none'})"

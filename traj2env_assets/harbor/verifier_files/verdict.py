@@ -5,7 +5,8 @@ OUT_DIR/reward.txt and OUT_DIR/verdict.json. Rules: every tracked id must be pre
 the sentinel pair (one test that must pass, one that must fail, with names drawn at
 random for this run) must come out as written, otherwise the results were forged and
 the reward is 0. MODE ``all_pass`` gives 1 only when every tracked test passed;
-``fraction`` gives the share that passed.
+``fraction`` gives the share that passed; ``check`` gives 1 only when every tracked test
+passed and no other test of the run failed (the recorded check passes as a whole).
 """
 
 import json
@@ -48,8 +49,15 @@ def main() -> int:
     }
     forged = sentinels != {"must_pass": "passed", "must_fail": "failed"}
     passed = sum(outcome == "passed" for outcome in tracked_outcomes.values())
+    sentinel_ids = {f"test_{sentinel}_pass", f"test_{sentinel}_fail"}
+    others_failed = sorted(
+        test_id for test_id, outcome in results.items()
+        if outcome == "failed" and test_id.rsplit("::", 1)[-1] not in sentinel_ids
+    )
     if forged:
         reward, reason = 0.0, "sentinel_contradiction"
+    elif mode == "check" and (passed < len(tracked) or others_failed):
+        reward, reason = 0.0, "check_failed"
     elif mode == "fraction":
         reward, reason = passed / len(tracked), "fraction_passed"
     elif passed == len(tracked):
@@ -61,6 +69,7 @@ def main() -> int:
         "reason": reason,
         "tracked": tracked_outcomes,
         "sentinels": sentinels,
+        "failed": others_failed,
         "results_recorded": len(results),
     }
     out = Path(out_dir)
