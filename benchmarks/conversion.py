@@ -8,9 +8,8 @@ Prints:
    corpus and overall (atif-make has no pi reader, so pi files are ours only). The
    median ratio beside the best shows how noisy the machine was.
 2. Wall time of the cheap stages (conversion, scan gate, replay, repair mining) for 200
-   partitions in ONE
-   Dagster run (single-run backfill policy, SQLite instance) vs a plain Python loop over
-   the same core functions.
+   partitions in ONE Dagster run (single-run backfill policy, SQLite instance) vs a plain
+   Python loop over the same core functions.
 
 Run: .venv/bin/python benchmarks/conversion.py
 """

@@ -44,7 +44,7 @@ def ensure_dagster_home() -> Path:
     return home
 
 
-BATCH_SIZE = 8
+BATCH_SIZE = 32
 
 
 def partition_batches(instance: dg.DagsterInstance, keys: list[str]) -> list[list[str]]:
