@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Literal
 
 import docker
-from docker.errors import APIError, ImageNotFound
+from docker.errors import APIError
 from pydantic import BaseModel
 
+from traj2env_assets.docker_engine.connection import image_present
 from traj2env_assets.docker_engine.labels import project_labels
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
@@ -111,7 +112,7 @@ def ensure_base_images(
     for spec in specs:
         started = time.monotonic()
         status: BaseImageStatus | None = None
-        if _image_present(client, spec.name):
+        if image_present(client, spec.name):
             status = "found"
         elif _try_pull(client, spec.name):
             status = "pulled"
@@ -123,14 +124,6 @@ def ensure_base_images(
         outcomes.extend(_build_stand_ins(client, missing, mirror=mirror, work_dir=work_dir))
     order = {spec.name: index for index, spec in enumerate(specs)}
     return sorted(outcomes, key=lambda outcome: order[outcome.name])
-
-
-def _image_present(client: docker.DockerClient, name: str) -> bool:
-    try:
-        client.images.get(name)
-    except ImageNotFound:
-        return False
-    return True
 
 
 def _try_pull(client: docker.DockerClient, name: str) -> bool:

@@ -7,7 +7,7 @@ The engine is found the usual way (``DOCKER_HOST``, ``DOCKER_TLS_VERIFY``,
 from __future__ import annotations
 
 import docker
-from docker.errors import DockerException
+from docker.errors import DockerException, ImageNotFound
 
 DEFAULT_PLATFORM = "linux/amd64"
 NATIVE_PLATFORM = "native"
@@ -34,3 +34,11 @@ def engine_platform(client: docker.DockerClient) -> str:
 def resolve_platform(client: docker.DockerClient, platform: str) -> str:
     """``native`` means the engine's own os/arch; anything else is used as given."""
     return engine_platform(client) if platform == NATIVE_PLATFORM else platform
+
+
+def image_present(client: docker.DockerClient, name: str) -> bool:
+    try:
+        client.images.get(name)
+    except ImageNotFound:
+        return False
+    return True

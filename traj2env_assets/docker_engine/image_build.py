@@ -28,7 +28,7 @@ from docker.errors import ImageNotFound
 from filelock import FileLock
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.connection import resolve_platform
+from traj2env_assets.docker_engine.connection import image_present, resolve_platform
 from traj2env_assets.docker_engine.labels import CONTENT_HASH_LABEL, project_labels
 
 IMAGE_REPOSITORY = "traj2env/env"
@@ -92,7 +92,7 @@ def build_image(
     lock_root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock_root / f"{content[:32]}.lock")):
         built = False
-        if not _image_present(client, tag):
+        if not image_present(client, tag):
             _buildx(context_dir, tag, resolved, content, timeout_s)
             built = True
     return BuiltImage(
@@ -130,14 +130,6 @@ def _base_images(dockerfile: Path) -> list[str]:
     if not dockerfile.is_file():
         return []
     return _FROM_LINE.findall(dockerfile.read_text(encoding="utf-8", errors="replace"))
-
-
-def _image_present(client: docker.DockerClient, name: str) -> bool:
-    try:
-        client.images.get(name)
-    except ImageNotFound:
-        return False
-    return True
 
 
 def _image_id_or_absent(client: docker.DockerClient, name: str) -> str:
