@@ -79,6 +79,3 @@ class Workspace(BaseModel):
 
     def stage_file(self, stage: str, partition_key: str, name: str) -> Path:
         return self.stage_dir(stage, partition_key) / name
-
-    def contains(self, path: Path) -> bool:
-        return path.resolve().is_relative_to(self.root.resolve())

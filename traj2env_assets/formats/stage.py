@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import atif
-
 from traj2env_assets.formats.convert import ConversionRecord, convert_source
 from traj2env_assets.sources import source_for_key
 from traj2env_assets.workspace import STAGE_CONVERSION, Workspace, atomic_write_json, atomic_write_text
@@ -33,10 +31,6 @@ def read_conversion(workspace: Workspace, partition_key: str) -> StoredConversio
 
 def trajectory_path(workspace: Workspace, partition_key: str) -> Path:
     return workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
-
-
-def load_trajectory(workspace: Workspace, partition_key: str) -> atif.Trajectory:
-    return atif.Trajectory.model_validate_json(trajectory_path(workspace, partition_key).read_text(encoding="utf-8"))
 
 
 def convert_partition(workspace: Workspace, partition_key: str, forced_format: str = "auto") -> StoredConversion:
