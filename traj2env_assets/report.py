@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -14,6 +12,8 @@ from traj2env_assets.families.repair.stage import partition_dir, read_mining, re
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.replay.models import ReplayFidelity
+from traj2env_assets.replay.stage import read_fidelity
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
@@ -36,7 +36,7 @@ class InputRecord(BaseModel):
     scan_outcome: str | None = None
     scan_blocking_findings: list[str] = Field(default_factory=list)
     scan_findings: list[str] = Field(default_factory=list)
-    replay_fidelity: dict[str, Any] | None = None
+    replay_fidelity: ReplayFidelity | None = None
 
 
 class CandidateRecord(BaseModel):
@@ -91,9 +91,7 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
             record.status, record.reason = "skipped", "gate"
         elif verdict.outcome == "scan_error":
             record.status, record.reason, record.detail = "skipped", "scan_error", verdict.reason
-    fidelity = workspace.stage_file(STAGE_REPLAY, partition_key, "fidelity.json")
-    if fidelity.is_file():
-        record.replay_fidelity = json.loads(fidelity.read_text(encoding="utf-8"))
+    record.replay_fidelity = read_fidelity(workspace.stage_dir(STAGE_REPLAY, partition_key))
     return record
 
 

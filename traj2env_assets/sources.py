@@ -22,7 +22,7 @@ from typing import Literal
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
-from traj2env_assets.formats.detect import UndetectableFormat, detect_format, session_id_from_head
+from traj2env_assets.formats.detect import UndetectableFormat, detect_head, read_head, session_id_in_head
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
 SOURCE_SUFFIXES = (".json", ".jsonl")
@@ -183,7 +183,8 @@ def _register_one(registry: SourceRegistry, path: Path, forced_format: str, outc
             outcome.unchanged.append(known.partition_key)
             return
         digest = file_sha256(path)
-        fmt = detect_format(path) if forced_format == "auto" else forced_format
+        head = read_head(path)
+        fmt = detect_head(head) if forced_format == "auto" else forced_format
     except UndetectableFormat as exc:
         item = RejectedSource(path=resolved, reason=exc.reason, detail=str(exc))
         registry.rejected[resolved] = item
@@ -202,7 +203,7 @@ def _register_one(registry: SourceRegistry, path: Path, forced_format: str, outc
         )
         (outcome.changed if changed else outcome.unchanged).append(known.partition_key)
         return
-    session = session_id_from_head(path, fmt) if fmt in ("atif", "claude-code", "codex", "pi") else None  # type: ignore[arg-type]
+    session = session_id_in_head(head, fmt)  # type: ignore[arg-type]
     key = safe_key(f"{fmt}-{session or path.stem}")
     if key in registry.sources:
         key = safe_key(f"{key}-{digest[:8]}")

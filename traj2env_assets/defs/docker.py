@@ -19,7 +19,6 @@ import dagster as dg
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, BaseImageOutcome
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.docker_engine.trial import MatrixResult
 
 DOCKER_BUILD_POOL = "docker_build"
@@ -53,16 +52,6 @@ class DockerEngineResource(dg.ConfigurableResource):
             verifier_timeout_s=self.verifier_timeout_s,
             debian_mirror=self.debian_mirror,
         )
-
-
-def image_metadata(image: BuiltImage) -> dict[str, dg.RawMetadataValue]:
-    """Metadata for an asset that built a task image."""
-    return {
-        "image": image.tag,
-        "image_built": image.built,
-        "build_seconds": image.seconds,
-        "platform": image.platform,
-    }
 
 
 def matrix_metadata(matrix: MatrixResult) -> dict[str, dg.RawMetadataValue]:

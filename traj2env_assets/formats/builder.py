@@ -64,16 +64,12 @@ class TrajectoryBuilder:
         self._call_owner: dict[str, _Step] = {}
         self._answered: set[str] = set()
         self.duplicate_tool_calls = 0
-        self.duplicate_results = 0
         self.orphan_results = 0
         self.subagents: list[atif.Trajectory] = []
 
     @property
     def steps(self) -> int:
         return len(self._steps)
-
-    def has_call(self, call_id: str) -> bool:
-        return call_id in self._call_owner
 
     def add_message(
         self,
@@ -148,7 +144,6 @@ class TrajectoryBuilder:
             self.orphan_results += 1
             return False
         if call_id in self._answered:
-            self.duplicate_results += 1
             return False
         self._answered.add(call_id)
         owner.results.append(

@@ -81,9 +81,8 @@ def detect_format(path: Path) -> DetectedFormat:
     return detect_head(read_head(path))
 
 
-def session_id_from_head(path: Path, fmt: DetectedFormat) -> str | None:
-    """The session id the log records near its start, if any (cheap: head only)."""
-    head = read_head(path)
+def session_id_in_head(head: bytes, fmt: DetectedFormat) -> str | None:
+    """The session id the log records near its start (``head`` from :func:`read_head`), if any."""
     if fmt == "atif":
         match = re.search(rb'"session_id"\s*:\s*"([^"]{1,200})"', head)
         return match.group(1).decode("utf-8", "replace") if match else None

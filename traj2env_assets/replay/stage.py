@@ -55,21 +55,27 @@ def gate_reason(workspace: Workspace, partition_key: str) -> str | None:
     return None if verdict.allows_downstream else "gate"
 
 
-def _read_cached(target: Path, input_hash: str, code_version: str) -> ReplayOutcome | None:
+def read_outcome(target: Path) -> ReplayOutcome | None:
+    """``outcome.json`` of a replay directory, or None when it is missing or unreadable."""
     try:
-        outcome = ReplayOutcome.model_validate_json((target / OUTCOME_FILE).read_text(encoding="utf-8"))
+        return ReplayOutcome.model_validate_json((target / OUTCOME_FILE).read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
-    if outcome.input_hash != input_hash or outcome.code_version != code_version:
-        return None
-    return outcome
 
 
-def _read_fidelity(target: Path) -> ReplayFidelity | None:
+def read_fidelity(target: Path) -> ReplayFidelity | None:
+    """``fidelity.json`` of a replay directory (written only for replayed trajectories)."""
     try:
         return ReplayFidelity.model_validate_json((target / FIDELITY_FILE).read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
+
+
+def _read_cached(target: Path, input_hash: str, code_version: str) -> ReplayOutcome | None:
+    outcome = read_outcome(target)
+    if outcome is None or outcome.input_hash != input_hash or outcome.code_version != code_version:
+        return None
+    return outcome
 
 
 def replay_partition(
@@ -85,7 +91,7 @@ def replay_partition(
     cached = _read_cached(target, input_hash, code_version)
     if cached is not None:
         return ReplayStageResult(
-            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=_read_fidelity(target)
+            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=read_fidelity(target)
         )
 
     outcome = ReplayOutcome(status="skipped", input_hash=input_hash, code_version=code_version)

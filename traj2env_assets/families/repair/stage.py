@@ -44,7 +44,8 @@ from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.publish import publish_task
 from traj2env_assets.replay import ReplayRecord
 from traj2env_assets.replay.models import ReplayOutcome
-from traj2env_assets.workspace import Workspace, atomic_write_json
+from traj2env_assets.replay.stage import read_outcome
+from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
 
 STAGE_REPAIR = "repair"
 MINER_VERSION = "1"
@@ -141,10 +142,8 @@ def _save_progress(workspace: Workspace, partition_key: str, progress: Candidate
 
 
 def _replay_input_hash(workspace: Workspace, partition_key: str) -> tuple[str, ReplayOutcome | None]:
-    path = workspace.stage_file("replay", partition_key, "outcome.json")
-    try:
-        outcome = ReplayOutcome.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValidationError):
+    outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    if outcome is None:
         return "<no replay>", None
     return hashlib.sha256(f"{outcome.input_hash}\0{outcome.code_version}".encode()).hexdigest(), outcome
 
@@ -159,7 +158,7 @@ def mine_partition(workspace: Workspace, partition_key: str) -> RepairMining:
     if outcome is None or outcome.status != "replayed":
         mining.skipped_reason = outcome.reason if outcome else "replay_missing"
     else:
-        record = ReplayRecord.load(workspace.stage_dir("replay", partition_key))
+        record = ReplayRecord.load(workspace.stage_dir(STAGE_REPLAY, partition_key))
         for candidate in mine_repair_candidates(record, partition_key):
             atomic_write_json(_candidate_dir(workspace, partition_key, candidate.task_id) / "candidate.json", candidate)
             _save_progress(
