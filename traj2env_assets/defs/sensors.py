@@ -30,8 +30,8 @@ def trajectory_folder_sensor(
     ws = workspace.workspace()
     registration = register_sources(ws, config.source.path, config.source.format)
     registry = load_registry(ws)
-    known = trajectories.get_partition_keys(dynamic_partitions_store=context.instance)
-    new_keys = [key for key in registry.sources if key not in set(known)]
+    known = set(trajectories.get_partition_keys(dynamic_partitions_store=context.instance))
+    new_keys = [key for key in registry.sources if key not in known]
     run_requests = []
     for key, source in sorted(registry.sources.items()):
         digest = source.content_sha256[:16]
