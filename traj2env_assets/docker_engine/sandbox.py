@@ -149,34 +149,65 @@ def copy_out(container: Container, path: str) -> IO[bytes]:
 
 
 def sanitized(archive: IO[bytes]) -> IO[bytes]:
-    """A copy of a tar stream without special files, escaping links or setuid bits.
+    """A copy of a tar stream without special files, links that resolve outside it, or
+    setuid bits.
 
-    The same filtering Harbor applies to artifacts it moves into a separate verifier:
-    the submission is agent-controlled, and root unpacks it.
+    The submission is agent-controlled and root unpacks it. Links are resolved through
+    the archive's own symlinks, not read lexically: ``s -> .`` plus ``x -> s/s/../../..``
+    resolves to ``/`` although each link alone looks harmless.
     """
-    clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
-    with tarfile.open(fileobj=archive) as source, tarfile.open(fileobj=clean, mode="w") as target:
-        for member in source:
-            if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
-                continue
-            if (member.issym() or member.islnk()) and _escapes(member):
-                continue
-            member.mode &= 0o777
-            target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    with tarfile.open(fileobj=archive) as source:
+        members = source.getmembers()
+        symlinks = {_normal(member.name): member.linkname for member in members if member.issym()}
+        regular = {_normal(member.name) for member in members if member.isfile()}
+        clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+        with tarfile.open(fileobj=clean, mode="w") as target:
+            for member in members:
+                if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):
+                    continue
+                if member.issym() and _resolve(_normal(member.name), symlinks) is None:
+                    continue
+                if member.islnk() and _normal(member.linkname) not in regular:
+                    continue
+                member.mode &= 0o777
+                target.addfile(member, source.extractfile(member) if member.isfile() else None)
     clean.seek(0)
     return clean
 
 
-def _escapes(link: tarfile.TarInfo) -> bool:
-    if PurePosixPath(link.linkname).is_absolute():
-        return True
-    base = PurePosixPath(link.name).parent if link.issym() else PurePosixPath()
-    depth = 0
-    for part in (base / link.linkname).parts:
-        depth += -1 if part == ".." else 0 if part == "." else 1
-        if depth < 1:
-            return True
-    return False
+_MAX_LINK_HOPS = 40  # as the kernel's ELOOP limit
+
+
+def _normal(name: str) -> tuple[str, ...]:
+    """An archive member name as path parts below the archive root."""
+    return tuple(part for part in PurePosixPath(name).parts if part not in (".", "/"))
+
+
+def _resolve(path: tuple[str, ...], symlinks: dict[tuple[str, ...], str]) -> tuple[str, ...] | None:
+    """Where ``path`` leads when every symlink on the way is followed; None if it leaves the
+    archive's top directory (the submission's root), is absolute, or loops."""
+    resolved: list[str] = []
+    pending = list(path)
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if len(resolved) <= 1:  # the top entry is the submission root itself
+                return None
+            resolved.pop()
+            continue
+        candidate = (*resolved, part)
+        if candidate in symlinks:
+            hops += 1
+            target = symlinks[candidate]
+            if hops > _MAX_LINK_HOPS or PurePosixPath(target).is_absolute():
+                return None
+            pending = [*PurePosixPath(target).parts, *pending]
+            continue
+        resolved.append(part)
+    return tuple(resolved)
 
 
 def read_directory(container: Container, path: str) -> dict[str, bytes]:

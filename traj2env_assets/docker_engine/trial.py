@@ -144,7 +144,7 @@ def run_matrix(
     pool = ThreadPoolExecutor(max_workers=max(1, parallelism))
     futures: list[Future[TrialResult]] = []
     try:
-        for control in controls:
+        for control in (control for control in controls if control.applies_to(task.task_dir)):
             futures.append(pool.submit(run_trial, client, task, control, settings, run_id=run_id))
         # A failed trial surfaces at once, not after the trials submitted before it.
         done, _ = wait(futures, return_when=FIRST_EXCEPTION)

@@ -24,7 +24,10 @@ from __future__ import annotations
 import shlex
 from traj2env_assets.harbor.task_spec import (
     NODE_HARNESS_FILES,
+    NODE_MODULES,
     PYTHON_HARNESS_FILES,
+    TEST_DIR_NAMES,
+    TEST_FILE_GLOBS,
     WORKSPACE,
     TaskSpec,
 )
@@ -38,7 +41,6 @@ _CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 def dockerfile(spec: TaskSpec) -> str:
     """Base and dependency layers first, so candidates share them; project files last."""
-    pristine = " ".join(shlex.quote(path) for path in spec.pristine_paths())
     lines = [
         f"FROM {spec.image_name}",
         f"RUN id -u {TEST_USER} >/dev/null 2>&1 || "
@@ -46,10 +48,9 @@ def dockerfile(spec: TaskSpec) -> str:
         *spec.dependency_lines,
         f"WORKDIR {WORKSPACE}",
         f"COPY workspace/ {WORKSPACE}/",
-        # The verifier restores test configuration from this copy, whatever the
-        # submission did to /workspace.
-        f"RUN mkdir -p {PRISTINE_DIR} && for path in {pristine}; do "
-        f'if [ -e "$path" ]; then cp -a --parents "$path" {PRISTINE_DIR}/; fi; done',
+        # The verifier restores tests, harness config and installed packages from this
+        # copy, whatever the submission did to /workspace.
+        f"RUN mkdir -p {PRISTINE_DIR} && cp -a {WORKSPACE}/. {PRISTINE_DIR}/",
     ]
     return "\n".join(lines) + "\n"
 
@@ -77,20 +78,26 @@ def pristine_paths_file(spec: TaskSpec) -> str:
 
 def test_sh(spec: TaskSpec) -> str:
     tests = spec.tests
-    names = PYTHON_HARNESS_FILES if tests.runner == "pytest" else NODE_HARNESS_FILES
+    harness_names = PYTHON_HARNESS_FILES if tests.runner == "pytest" else NODE_HARNESS_FILES
     extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner == "pytest" else set()
-    planted = sorted(names | extra)
-    find_names = " -o ".join(f"-name {shlex.quote(name)}" for name in planted)
     head = _TEST_SH_HEAD.format(
         runner=tests.runner,
         work=WORKSPACE,
         harness=HARNESS_DIR,
         pristine=PRISTINE_DIR,
-        find_names=find_names,
         user=TEST_USER,
+        test_dirs=_find_names(TEST_DIR_NAMES),
+        test_files=_find_names([*TEST_FILE_GLOBS, *sorted(harness_names | extra)]),
+        node_modules=NODE_MODULES,
+        node_modules_action="-print0" if tests.runner == "node" else "",
+        tamper=_TAMPER_CHECK[tests.runner],
     )
     run = _pytest_run(spec) if tests.runner == "pytest" else _node_run(spec)
     return head + run
+
+
+def _find_names(names: object) -> str:
+    return " -o ".join(f"-name {shlex.quote(name)}" for name in sorted(names))  # type: ignore[call-overload]
 
 
 def _pytest_run(spec: TaskSpec) -> str:
@@ -101,15 +108,17 @@ def _pytest_run(spec: TaskSpec) -> str:
     # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
     # naming them too would make pytest collect only them from a shared file).
     selection = tests.run_targets if tests.reward == "check" else tests.tracked_test_ids
-    ids = " ".join(shlex.quote(arg) for arg in selection)
+    tracked_files = sorted({test_id.split("::", 1)[0] for test_id in tests.tracked_test_ids})
     return _PYTEST_RUN.format(
         timeout=tests.timeout_sec,
         user=TEST_USER,
         path=_CLEAN_PATH,
         harness=HARNESS_DIR,
         work=WORKSPACE,
+        pristine=PRISTINE_DIR,
         config=shlex.quote(config),
-        ids=ids,
+        ids=" ".join(shlex.quote(arg) for arg in selection),
+        tracked_files=" ".join(shlex.quote(path) for path in tracked_files),
         mode=tests.reward,
     )
 
@@ -127,73 +136,159 @@ def _node_run(spec: TaskSpec) -> str:
     )
 
 
+_TAMPER_CHECK = {
+    "pytest": 'python3 -I "$HARNESS/tamper_check.py"',
+    "node": 'node "$HARNESS/tamper_check.mjs"',
+}
+
 _TEST_SH_HEAD = """#!/bin/bash
 # traj2env verifier ({runner}). Runs as root in a fresh container from the task image,
 # after the submission was copied to {work}. See traj2env_assets/harbor/scripts.py.
 set -uo pipefail
+WORK={work}
+HARNESS={harness}
+PRISTINE={pristine}
 LOGS=/logs/verifier
 # Root-owned and mode 0755: the test user cannot write the reward.
 mkdir -p "$LOGS"
 chmod 0755 "$LOGS"
 rm -f "$LOGS/reward.txt" "$LOGS/reward.json" "$LOGS/verdict.json"
 echo 0 > "$LOGS/reward.txt"
-
-# 1. Planted harness files never reach the run; pristine config and tracked tests return.
-find {work} -depth \\( {find_names} \\) -exec rm -rf {{}} + 2>/dev/null
-while IFS= read -r path; do
-  [ -n "$path" ] && rm -rf -- "{work}/$path"
-done < {harness}/pristine_paths.txt
-cp -a {pristine}/. {work}/
-if [ -d {harness}/restore ]; then cp -a {harness}/restore/. {work}/; fi
-
-# 2. Fresh names for the sentinel pair, and a results file outside the submission tree.
-SENTINEL="s$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')"
+# Root-only: the results, the sentinels' expected outcomes, the tamper findings.
 RUN_DIR="$(mktemp -d /tmp/traj2env-run.XXXXXX)"
-chown -R {user}: {work} "$RUN_DIR"
-cd {work}
-"""
+TEST_HOME="$(mktemp -d /tmp/traj2env-home.XXXXXX)"
+chown {user}: "$TEST_HOME"
+# Root-owned, readable by the test user: the list of restored paths.
+SHARED_DIR="$(mktemp -d /tmp/traj2env-shared.XXXXXX)"
+chmod 0755 "$SHARED_DIR"
+RESTORED="$SHARED_DIR/restored.txt"
 
-_PYTEST_RUN = """cat > "$RUN_DIR/test_$SENTINEL.py" <<EOF
-def test_${{SENTINEL}}_pass():
-    assert True
-
-
-def test_${{SENTINEL}}_fail():
-    assert False
-EOF
-chown {user}: "$RUN_DIR/test_$SENTINEL.py"
-
-# 3. The tracked tests (and, in mode "check", the rest of the recorded check), unprivileged,
-#    in a clean environment.
-timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$RUN_DIR" LANG=C.UTF-8 \\
-  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
-  python3 -I {harness}/run_pytest.py "$RUN_DIR/results.jsonl" {work} \\
-  -p no:cacheprovider -c {config} --rootdir {work} -q \\
-  {ids} "$RUN_DIR/test_$SENTINEL.py" > "$LOGS/test-output.txt" 2>&1
-echo "pytest exit code: $?" >> "$LOGS/test-output.txt"
-
-# 4. The verdict, as root.
-python3 -I {harness}/verdict.py "$RUN_DIR/results.jsonl" {harness}/tracked_ids.txt \\
-  "$SENTINEL" {mode} "$LOGS"
-"""
-
-_NODE_RUN = """TEST_FILES=({files})
-for file in "${{TEST_FILES[@]}}"; do
-  cat >> "$file" <<EOF
-
-;import("node:test").then(({{ test }}) => {{ test("${{SENTINEL}}_pass", () => {{}}); test("${{SENTINEL}}_fail", () => {{ throw new Error("sentinel"); }}); }});
-EOF
+# 0. No link that resolves outside the workspace (chains included), no setuid bit.
+find "$WORK" -type l -print0 | while IFS= read -r -d '' link; do
+  case "$(realpath -m -- "$link")" in "$WORK" | "$WORK"/*) ;; *) rm -f -- "$link" ;; esac
 done
+find "$WORK" -perm /6000 -exec chmod ug-s {{}} + 2>/dev/null
 
-# 3. The tracked test files (and, in mode "check", the check's other test files),
+# 1. Only solution code crosses: every test path, harness file and installed package the
+#    submission holds is deleted; the pristine ones and the hidden tests return.
+find "$WORK" -mindepth 1 \\( -name {node_modules} -type d -prune {node_modules_action} \\) \\
+  -o \\( -type d \\( {test_dirs} \\) -prune -print0 \\) \\
+  -o \\( {test_files} \\) -prune -print0 | xargs -0 -r rm -rf --
+while IFS= read -r path; do
+  [ -n "$path" ] || continue
+  rm -rf -- "${{WORK:?}}/$path"
+  if [ -e "$PRISTINE/$path" ]; then (cd "$PRISTINE" && cp -a --parents -- "$path" "$WORK/"); fi
+done < "$HARNESS/pristine_paths.txt"
+(cd "$PRISTINE" && find . -name {node_modules} -type d -prune -exec cp -a --parents {{}} "$WORK/" \\;)
+if [ -d "$HARNESS/restore" ]; then cp -a "$HARNESS/restore/." "$WORK/"; fi
+
+# 2. The static tamper check of the solution code against the pristine project.
+{tamper} "$PRISTINE" "$WORK" "$RUN_DIR/tamper.json" > "$LOGS/tamper-check.txt" 2>&1
+
+# Random words for the sentinel tests' names, random numbers for their bodies.
+WORDS=(parse load merge split count total order limit value empty range render window cache index match)
+random_number() {{ od -An -N2 -tu2 /dev/urandom | tr -d ' '; }}
+random_words() {{ echo "${{WORDS[$(random_number) % 16]}}$1${{WORDS[$(random_number) % 16]}}$1$(random_number)"; }}
+
+# The test user owns the solution code; restored paths stay root's, read-only, and their
+# ancestors are sticky (1777) so they cannot be renamed or replaced during the run.
+protect_restored() {{
+  chown -R {user}: "$WORK"
+  while IFS= read -r path; do
+    [ -n "$path" ] && [ -e "$WORK/$path" ] || continue
+    chown -R root: "$WORK/$path" && chmod -R go-w "$WORK/$path"
+    parent="$(dirname "$path")"
+    while [ "$parent" != "." ]; do
+      chown root: "$WORK/$parent" && chmod 1777 "$WORK/$parent"
+      parent="$(dirname "$parent")"
+    done
+  done < "$RESTORED"
+  chown root: "$WORK" && chmod 1777 "$WORK"
+}}
+
+# The results channel: a FIFO drained by root into a root-only file; the test process
+# writes to it on descriptor 3 and signs with the key it reads once from descriptor 4.
+KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \\n')"
+mkfifo -m 0600 "$RUN_DIR/channel"
+cat "$RUN_DIR/channel" > "$RUN_DIR/results.jsonl" &
+READER=$!
+touch "$RUN_DIR/sentinels.txt"
+cp "$HARNESS/pristine_paths.txt" "$RESTORED"
+if [ -d "$HARNESS/restore" ]; then (cd "$HARNESS/restore" && find . -type f | sed 's|^\\./||') >> "$RESTORED"; fi
+(cd "$WORK" && find . -name {node_modules} -type d -prune | sed 's|^\\./||') >> "$RESTORED"
+cd "$WORK"
+"""
+
+_PYTEST_RUN = """
+# 3. Sentinels, as test code among the project's tests: in a new module beside the first
+#    tracked test file and appended to every tracked test file, a test that must pass and
+#    one that must fail. A forgery that flips failures to passes flips one of them.
+add_sentinels() {{
+  local file="$1" a b pass fail
+  a=$(random_number); b=$(random_number)
+  pass="test_$(random_words _)"; fail="test_$(random_words _)"
+  printf '\\n\\ndef %s():\\n    assert %d + %d == %d\\n\\n\\ndef %s():\\n    assert %d + %d == %d\\n' \\
+    "$pass" "$a" "$b" "$((a + b))" "$fail" "$b" "$a" "$((a + b + 1))" >> "$WORK/$file"
+  printf '%s::%s\\tpassed\\n%s::%s\\tfailed\\n' "$file" "$pass" "$file" "$fail" >> "$RUN_DIR/sentinels.txt"
+  printf '%s\\n' "$file" >> "$RESTORED"
+}}
+TRACKED_FILES=({tracked_files})
+SENTINEL_MODULE="$(dirname "${{TRACKED_FILES[0]}}")/test_$(random_words _).py"
+SENTINEL_MODULE="${{SENTINEL_MODULE#./}}"
+: > "$WORK/$SENTINEL_MODULE"
+for file in "$SENTINEL_MODULE" "${{TRACKED_FILES[@]}}"; do add_sentinels "$file"; done
+protect_restored
+
+# 4. The tests (in mode "check" the recorded check's whole selection) and the sentinels,
 #    unprivileged, in a clean environment.
-timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$RUN_DIR" LANG=C.UTF-8 \\
-  NODE_ENV=test node --test --test-reporter={harness}/node_reporter.mjs \\
-  --test-reporter-destination="$RUN_DIR/results.jsonl" --test-reporter=spec \\
-  --test-reporter-destination=stdout "${{TEST_FILES[@]}}" > "$LOGS/test-output.txt" 2>&1
-echo "node --test exit code: $?" >> "$LOGS/test-output.txt"
+SENTINEL_IDS=()
+while IFS=$'\\t' read -r test_id _; do SENTINEL_IDS+=("$test_id"); done < "$RUN_DIR/sentinels.txt"
+exec 3> "$RUN_DIR/channel"
+timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
+  python3 -I {harness}/run_pytest.py {work} {pristine} "$RESTORED" \\
+  -p no:cacheprovider -c {config} --rootdir {work} -q \\
+  {ids} "${{SENTINEL_IDS[@]}}" 4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
+echo "pytest exit code: $?" >> "$LOGS/test-output.txt"
+exec 3>&-
+# Anything the tests left running would hold the channel open.
+runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
+wait "$READER"
 
-# 4. The verdict, as root.
-node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" {harness}/tracked_ids.txt \\
-  "$SENTINEL" {mode} "$LOGS" "${{TEST_FILES[@]}}"
+# 5. The verdict, as root.
+python3 -I {harness}/verdict.py "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
+  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
+"""
+
+_NODE_RUN = """
+# 3. Sentinels, appended to every test file of the run: a test that must pass and one
+#    that must fail, names and bodies drawn at random.
+TEST_FILES=({files})
+for file in "${{TEST_FILES[@]}}"; do
+  a=$(random_number); b=$(random_number)
+  pass="$(random_words ' ')"; fail="$(random_words ' ')"
+  printf '\\n;import("node:test").then(({{ test }}) => {{ test("%s", () => {{ if (%d + %d !== %d) throw new Error("%s"); }}); test("%s", () => {{ if (%d + %d !== %d) throw new Error("%s"); }}); }});\\n' \\
+    "$pass" "$a" "$b" "$((a + b))" "$pass" "$fail" "$b" "$a" "$((a + b + 1))" "$fail" >> "$file"
+  printf '%s::%s\\tpassed\\n%s::%s\\tfailed\\n' "$file" "$pass" "$file" "$fail" >> "$RUN_DIR/sentinels.txt"
+  printf '%s\\n' "$file" >> "$RESTORED"
+done
+protect_restored
+
+# 4. The test files (in mode "check" also the check's other test files), unprivileged,
+#    in a clean environment, with the assertion and test modules frozen.
+exec 3> "$RUN_DIR/channel"
+timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
+  NODE_ENV=test node --import {harness}/node_guard.mjs --test \\
+  --test-reporter={harness}/node_reporter.mjs --test-reporter-destination=/dev/null \\
+  --test-reporter=spec --test-reporter-destination=stdout "${{TEST_FILES[@]}}" \\
+  4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
+echo "node --test exit code: $?" >> "$LOGS/test-output.txt"
+exec 3>&-
+# Anything the tests left running would hold the channel open.
+runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
+wait "$READER"
+
+# 5. The verdict, as root.
+node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
+  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
 """

@@ -6,6 +6,7 @@ relative to the project root, which is ``/workspace`` in every container.
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import Literal
 
@@ -29,6 +30,38 @@ NODE_HARNESS_FILES = frozenset(
      "jest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.ts",
      "tsconfig.json", "babel.config.js", ".babelrc"}
 )
+
+
+# Test code and test support: test directories (with their fixtures, data and package
+# ``__init__.py``) and test files by name. The verifier deletes every such path from the
+# submission and restores the pristine ones, so only solution code crosses.
+TEST_DIR_NAMES = frozenset({"test", "tests", "__tests__", "spec"})
+# pytest's and unittest's default file patterns, node --test's, jest's and mocha's.
+_JS_EXTENSIONS = ("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx")
+TEST_FILE_GLOBS = (
+    "test_*.py", "*_test.py",
+    *(f"{pattern}.{ext}" for ext in _JS_EXTENSIONS
+      for pattern in ("*.test", "*.spec", "*-test", "*_test", "test-*", "test")),
+)
+# Installed JavaScript packages live inside the project; the pristine ones always return.
+NODE_MODULES = "node_modules"
+
+
+def is_test_path(path: str) -> bool:
+    """A test file, or a file anywhere under a test directory."""
+    parts = PurePosixPath(path).parts
+    return any(part in TEST_DIR_NAMES for part in parts[:-1]) or any(
+        fnmatchcase(parts[-1], glob) for glob in TEST_FILE_GLOBS
+    )
+
+
+def restored_root(path: str) -> str:
+    """What the verifier restores for one test path: its outermost test directory, or the file."""
+    parts = PurePosixPath(path).parts
+    for index, part in enumerate(parts[:-1]):
+        if part in TEST_DIR_NAMES:
+            return PurePosixPath(*parts[: index + 1]).as_posix()
+    return path
 
 
 def _checked_relative(path: str) -> str:
@@ -124,8 +157,19 @@ class TaskSpec(BaseModel):
     @model_validator(mode="after")
     def _pytest_config_is_restored(self) -> TaskSpec:
         config = self.tests.pytest_config
-        if config is not None and config not in self.pristine_paths():
+        if config is not None and config not in self.project_files:
             raise ValueError(f"pytest_config {config!r} must be one of the project's files")
+        return self
+
+    @model_validator(mode="after")
+    def _solution_is_not_restored(self) -> TaskSpec:
+        restored = self.pristine_paths()
+        clashing = sorted(
+            path for path in [*self.solution_files, *self.solution_deleted]
+            if any(path == root or path.startswith(root + "/") for root in restored)
+        )
+        if clashing:
+            raise ValueError(f"the solution changes files the verifier restores from the pristine image: {clashing}")
         return self
 
     @property
@@ -133,7 +177,11 @@ class TaskSpec(BaseModel):
         return self.base_image_name or BASE_IMAGES[self.base_image]
 
     def pristine_paths(self) -> list[str]:
-        """Config paths restored from the pristine image: the given ones plus harness files."""
+        """Paths the verifier restores from the pristine image (files or whole directories):
+        the given config paths, harness files, every test path and the tracked test files."""
         names = PYTHON_HARNESS_FILES if self.tests.runner == "pytest" else NODE_HARNESS_FILES
-        found = [path for path in self.project_files if PurePosixPath(path).name in names]
-        return sorted(set(self.tests.config_paths) | set(found))
+        found = {path for path in self.project_files if PurePosixPath(path).name in names}
+        tests = {restored_root(path) for path in self.project_files if is_test_path(path)}
+        tracked = {test_id.split("::", 1)[0] for test_id in self.tests.tracked_test_ids}
+        tracked &= set(self.project_files)
+        return sorted(set(self.tests.config_paths) | found | tests | tracked)

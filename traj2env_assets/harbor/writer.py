@@ -25,7 +25,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from traj2env_assets.harbor import scripts
-from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
+from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec, TestRunner
 from traj2env_assets.harbor.task_toml import (
     AgentSection,
     EnvironmentSection,
@@ -36,9 +36,9 @@ from traj2env_assets.harbor.task_toml import (
 )
 from traj2env_assets.workspace import atomic_directory
 
-_HARNESS_FILES = {
+_HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py"),
-    "node": ("node_reporter.mjs", "verdict.mjs"),
+    "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs"),
 }
 
 
@@ -115,6 +115,14 @@ def _write_tests(tests: Path, spec: TaskSpec) -> None:
         _write(harness / name, (source / name).read_bytes())
     for relative, content in spec.tests.test_files.items():
         _write(harness / "restore" / relative, content)
+
+
+def task_runner(task_dir: Path) -> TestRunner | None:
+    """The test runner a written task's verifier uses, read off its harness files."""
+    for runner, names in _HARNESS_FILES.items():
+        if (task_dir / "tests" / "traj2env" / names[0]).is_file():
+            return runner
+    return None
 
 
 def _write(path: Path, content: str | bytes, *, executable: bool = False) -> None:

@@ -66,9 +66,14 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     assert matrix.passed
     by_control = {result.control: result for result in matrix.results}
     assert by_control["noop"].verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
-    # The in-process forgery marks every report as passed, which the sentinel exposes.
-    assert by_control["forge_reward"].verdict["reason"] == "sentinel_contradiction"
-    assert by_control["reference"].verdict["sentinels"] == {"must_pass": "passed", "must_fail": "failed"}
+    # The in-process forgery replaces pytest's report constructor, which the runner sees.
+    forged = by_control["forge_reward"].verdict
+    assert forged["reason"] == "harness_tampered"
+    assert "entry_point_changed: TestReport.__init__" in forged["integrity_problems"]
+    # Two sentinel pairs: in a new module beside the tracked tests and in the tracked file.
+    sentinels = by_control["reference"].verdict["sentinels"]
+    assert sorted(sentinels.values()) == ["failed", "failed", "passed", "passed"]
+    assert {test_id.split("::")[0] for test_id in sentinels} >= {"tests/test_calc.py"}
 
 
 def test_node_matrix_scores_reference_one_and_every_other_control_zero(

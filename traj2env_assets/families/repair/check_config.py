@@ -9,6 +9,7 @@ import tomllib
 from collections.abc import Mapping
 
 from traj2env_assets.checks import CheckCommand
+from traj2env_assets.harbor.task_spec import is_test_path
 
 # Files whose mere change alters how a check runs or what it counts as a failure.
 CONFIG_FILE_NAMES = frozenset(
@@ -28,9 +29,6 @@ _CONFIG_PATTERNS = re.compile(
 PYPROJECT_CHECK_TABLES = ("pytest", "ruff", "mypy", "coverage", "tox", "pyright", "unittest")
 # Keys of package.json that change how npm scripts and test runners behave.
 PACKAGE_JSON_CHECK_KEYS = ("scripts", "jest", "mocha", "eslintConfig", "ava", "c8", "nyc", "type")
-_TEST_FILE = re.compile(
-    r"(^|/)(tests?|__tests__|spec)/|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$"
-)
 
 
 def _pyproject_check_tables(text: str | None) -> object:
@@ -58,7 +56,7 @@ def is_test_file(path: str, check: CheckCommand) -> bool:
         return False
     if any(path == target.split("::", 1)[0] or path.startswith(target.rstrip("/") + "/") for target in check.targets):
         return True
-    return bool(_TEST_FILE.search(path))
+    return is_test_path(path)
 
 
 def config_changes(

@@ -1,16 +1,38 @@
-// node:test reporter that records every test's outcome as JSON lines, for verdict.mjs.
-// Loaded by tests/test.sh with --test-reporter; ids are "<file relative to the project
-// root>::<test name>".
+// node:test reporter that sends every test's outcome to the root-side verdict (verdict.mjs).
+// Loaded by tests/test.sh with --test-reporter in the `node --test` parent process, which
+// runs no project code (each test file runs in a child process). Records go to file
+// descriptor 3, a pipe a root process drains into a file the test user cannot open, each
+// signed with the key that arrives on descriptor 4 (read before any test file starts):
+// an unsigned record written by a child makes the verdict 0. Ids are
+// "<file relative to the project root>::<test name>"; the last record, "end", tells the
+// verdict that the run finished.
+import { createHmac } from "node:crypto";
+import { closeSync, readFileSync, writeSync } from "node:fs";
 import { relative } from "node:path";
 
 const PROJECT_ROOT = "/workspace";
+const CHANNEL_FD = 3;
+const KEY_FD = 4;
+
+const key = readFileSync(KEY_FD, "utf8").trim();
+closeSync(KEY_FD);
+let seq = 0;
+
+function send(record) {
+  seq += 1;
+  const body = JSON.stringify({ ...record, seq });
+  const mac = createHmac("sha256", key).update(body).digest("hex");
+  writeSync(CHANNEL_FD, JSON.stringify({ body, mac }) + "\n");
+}
 
 export default async function* recordOutcomes(source) {
   for await (const event of source) {
     if (event.type !== "test:pass" && event.type !== "test:fail") continue;
     const { name, file } = event.data;
     const where = file ? relative(PROJECT_ROOT, file) : "";
-    const outcome = event.type === "test:pass" ? (event.data.skip || event.data.todo ? "skipped" : "passed") : "failed";
-    yield JSON.stringify({ id: `${where}::${name}`, outcome }) + "\n";
+    const skipped = event.data.skip || event.data.todo;
+    const outcome = event.type === "test:pass" ? (skipped ? "skipped" : "passed") : "failed";
+    send({ kind: "report", id: `${where}::${name}`, outcome });
   }
+  send({ kind: "end" });
 }

@@ -1,51 +1,84 @@
-// Turn recorded node:test outcomes into the reward, as root, after the test run.
-// Usage: verdict.mjs RESULTS_JSONL TRACKED_IDS_FILE SENTINEL MODE OUT_DIR SENTINEL_FILES...
-// Same rules as verdict.py (modes all_pass, fraction, check); the sentinel pair is appended to every tracked test file, so
-// each of those files must report both sentinels exactly as written.
+// Turn the recorded node:test outcomes into the reward, as root, after the test run.
+// Usage: verdict.mjs RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR
+// The same rules, in the same order, as verdict.py (see its docstring): tamper_detected,
+// results_forged, run_incomplete, sentinel_contradiction, then the mode (all_pass,
+// fraction, check). A node test's outcome is its one reported event; a failure sticks.
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-const [resultsPath, trackedPath, sentinel, mode, outDir, ...sentinelFiles] = process.argv.slice(2);
+const [resultsPath, keyHex, trackedPath, sentinelsPath, mode, tamperPath, outDir] = process.argv.slice(2);
+const key = keyHex;
+const lines = (path) => readFileSync(path, "utf8").split("\n").filter((line) => line.trim());
 
-const results = new Map();
-if (existsSync(resultsPath)) {
-  for (const line of readFileSync(resultsPath, "utf8").split("\n")) {
-    let record;
+function signedRecords(path) {
+  const records = [];
+  let forged = 0;
+  if (!existsSync(path)) return { records, forged };
+  for (const line of lines(path)) {
+    let record = null;
     try {
-      record = JSON.parse(line);
+      const { body, mac } = JSON.parse(line);
+      const expected = Buffer.from(createHmac("sha256", key).update(String(body)).digest("hex"));
+      const given = Buffer.from(String(mac));
+      if (given.length === expected.length && timingSafeEqual(given, expected)) record = JSON.parse(body);
     } catch {
-      continue;
+      record = null;
     }
-    if (typeof record?.id !== "string") continue;
-    const previous = results.get(record.id);
-    results.set(record.id, previous === "failed" ? "failed" : record.outcome);
+    if (record === null || record.seq !== records.length + 1) forged += 1;
+    else records.push(record);
+  }
+  return { records, forged };
+}
+
+function tamperFindings(path) {
+  try {
+    const findings = JSON.parse(readFileSync(path, "utf8")).findings;
+    return Array.isArray(findings) ? findings : [];
+  } catch {
+    return [];
   }
 }
 
-const tracked = readFileSync(trackedPath, "utf8").split("\n").filter((line) => line.trim());
-const trackedOutcomes = Object.fromEntries(tracked.map((id) => [id, results.get(id) ?? "missing"]));
-const sentinels = {};
-for (const file of sentinelFiles) {
-  sentinels[`${file}::${sentinel}_pass`] = results.get(`${file}::${sentinel}_pass`) ?? "missing";
-  sentinels[`${file}::${sentinel}_fail`] = results.get(`${file}::${sentinel}_fail`) ?? "missing";
+const { records, forged } = signedRecords(resultsPath);
+const results = new Map();
+for (const record of records) {
+  if (record.kind !== "report") continue;
+  const previous = results.get(record.id);
+  results.set(record.id, previous === "failed" ? "failed" : record.outcome);
 }
-const forged = Object.entries(sentinels).some(
-  ([id, outcome]) => outcome !== (id.endsWith("_pass") ? "passed" : "failed"),
-);
+const tracked = lines(trackedPath);
+const trackedOutcomes = Object.fromEntries(tracked.map((id) => [id, results.get(id) ?? "missing"]));
+const expectedSentinels = Object.fromEntries(lines(sentinelsPath).map((line) => line.split("\t")));
+const sentinels = Object.fromEntries(Object.keys(expectedSentinels).map((id) => [id, results.get(id) ?? "missing"]));
+const contradiction = Object.entries(expectedSentinels).some(([id, outcome]) => sentinels[id] !== outcome);
+const ended = records.some((record) => record.kind === "end");
+const findings = tamperFindings(tamperPath);
 const passed = Object.values(trackedOutcomes).filter((outcome) => outcome === "passed").length;
-const sentinelNames = new Set([`${sentinel}_pass`, `${sentinel}_fail`]);
 const othersFailed = [...results.entries()]
-  .filter(([id, outcome]) => outcome === "failed" && !sentinelNames.has(id.split("::").pop()))
+  .filter(([id, outcome]) => outcome === "failed" && !(id in expectedSentinels))
   .map(([id]) => id)
   .sort();
 let reward;
 let reason;
-if (forged) [reward, reason] = [0, "sentinel_contradiction"];
+if (findings.length) [reward, reason] = [0, "tamper_detected"];
+else if (forged) [reward, reason] = [0, "results_forged"];
+else if (!ended) [reward, reason] = [0, "run_incomplete"];
+else if (contradiction) [reward, reason] = [0, "sentinel_contradiction"];
 else if (mode === "check" && (passed < tracked.length || othersFailed.length)) [reward, reason] = [0, "check_failed"];
 else if (mode === "fraction") [reward, reason] = [passed / tracked.length, "fraction_passed"];
 else if (passed === tracked.length) [reward, reason] = [1, "all_tracked_passed"];
 else [reward, reason] = [0, "tracked_not_passed"];
 
-const verdict = { reward, reason, tracked: trackedOutcomes, sentinels, failed: othersFailed, results_recorded: results.size };
+const verdict = {
+  reward,
+  reason,
+  tracked: trackedOutcomes,
+  sentinels,
+  failed: othersFailed,
+  tamper_findings: findings,
+  forged_records: forged,
+  results_recorded: results.size,
+};
 writeFileSync(join(outDir, "verdict.json"), JSON.stringify(verdict, null, 2) + "\n");
 writeFileSync(join(outDir, "reward.txt"), `${reward}\n`);

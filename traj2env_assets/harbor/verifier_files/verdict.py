@@ -1,29 +1,57 @@
-"""Turn recorded test outcomes into the reward, as root, after the test run.
+"""Turn the recorded test outcomes into the reward, as root, after the test run.
 
-Usage: ``verdict.py RESULTS_JSONL TRACKED_IDS_FILE SENTINEL MODE OUT_DIR``. Writes
-OUT_DIR/reward.txt and OUT_DIR/verdict.json. Rules: every tracked id must be present;
-the sentinel pair (one test that must pass, one that must fail, with names drawn at
-random for this run) must come out as written, otherwise the results were forged and
-the reward is 0. MODE ``all_pass`` gives 1 only when every tracked test passed;
-``fraction`` gives the share that passed; ``check`` gives 1 only when every tracked test
-passed and no other test of the run failed (the recorded check passes as a whole).
+Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR``.
+Writes OUT_DIR/reward.txt and OUT_DIR/verdict.json. Node's verdict.mjs applies the same
+rules in the same order; the first that holds decides:
+
+1. ``tamper_detected``: the static check found test-framework tampering in the submission;
+2. ``results_forged``: a record on the results channel is not signed with this run's key;
+3. ``run_incomplete``: the runner never sent its ``end`` record (killed, ``os._exit``...);
+4. ``harness_tampered``: the runner saw the test machinery changed during the run;
+5. ``sentinel_contradiction``: a sentinel test (names and bodies drawn at random for this
+   run, placed among the project's tests) did not come out as written;
+6. MODE ``check``: 1 only when every tracked test passed and no other test of the run
+   failed; ``fraction``: the share of tracked tests that passed; ``all_pass``: 1 only when
+   every tracked test passed.
 """
 
+import hashlib
+import hmac
 import json
 import sys
 from pathlib import Path
 
 
-def outcomes(path: Path) -> dict[str, str]:
-    final: dict[str, str] = {}
+def signed_records(path: Path, key: bytes) -> tuple[list[dict], int]:
+    """The records whose signature and sequence hold, and how many lines did not."""
+    records: list[dict] = []
+    forged = 0
     if not path.is_file():
-        return final
+        return records, forged
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-            test_id, phase, outcome = record["id"], record["when"], record["outcome"]
-        except (ValueError, KeyError, TypeError):
+        if not line.strip():
             continue
+        try:
+            envelope = json.loads(line)
+            body, mac = envelope["body"], envelope["mac"]
+            expected = hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+            record = json.loads(body) if hmac.compare_digest(expected, mac) else None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            record = None
+        if record is None or record.get("seq") != len(records) + 1:
+            forged += 1
+            continue
+        records.append(record)
+    return records, forged
+
+
+def outcomes(records: list[dict]) -> dict[str, str]:
+    """Each test's final outcome: a failure in any phase sticks; the call phase decides otherwise."""
+    final: dict[str, str] = {}
+    for record in records:
+        if record.get("kind") != "report":
+            continue
+        test_id, phase, outcome = record["id"], record["when"], record["outcome"]
         if outcome == "failed":
             final[test_id] = "failed"
         elif phase == "call" and final.get(test_id) != "failed":
@@ -33,28 +61,41 @@ def outcomes(path: Path) -> dict[str, str]:
     return final
 
 
-def sentinel_outcome(results: dict[str, str], name: str) -> str:
-    matches = [outcome for test_id, outcome in results.items() if test_id.endswith("::" + name)]
-    return matches[0] if len(matches) == 1 else "missing"
+def read_lines(path: str) -> list[str]:
+    return [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def tamper_findings(path: str) -> list[dict]:
+    try:
+        return list(json.loads(Path(path).read_text(encoding="utf-8")).get("findings", []))
+    except (OSError, ValueError, AttributeError):
+        return []
 
 
 def main() -> int:
-    results_path, tracked_path, sentinel, mode, out_dir = sys.argv[1:]
-    results = outcomes(Path(results_path))
-    tracked = [line for line in Path(tracked_path).read_text().splitlines() if line.strip()]
+    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir = sys.argv[1:]
+    records, forged_records = signed_records(Path(results_path), key_hex.encode())
+    results = outcomes(records)
+    tracked = read_lines(tracked_path)
     tracked_outcomes = {test_id: results.get(test_id, "missing") for test_id in tracked}
-    sentinels = {
-        "must_pass": sentinel_outcome(results, f"test_{sentinel}_pass"),
-        "must_fail": sentinel_outcome(results, f"test_{sentinel}_fail"),
-    }
-    forged = sentinels != {"must_pass": "passed", "must_fail": "failed"}
+    expected_sentinels = dict(line.split("\t", 1) for line in read_lines(sentinels_path))
+    sentinels = {test_id: results.get(test_id, "missing") for test_id in expected_sentinels}
+    ends = [record for record in records if record.get("kind") == "end"]
+    problems = sorted({p for record in records if record.get("kind") == "integrity" for p in record["problems"]})
+    findings = tamper_findings(tamper_path)
     passed = sum(outcome == "passed" for outcome in tracked_outcomes.values())
-    sentinel_ids = {f"test_{sentinel}_pass", f"test_{sentinel}_fail"}
     others_failed = sorted(
-        test_id for test_id, outcome in results.items()
-        if outcome == "failed" and test_id.rsplit("::", 1)[-1] not in sentinel_ids
+        test_id for test_id, outcome in results.items() if outcome == "failed" and test_id not in expected_sentinels
     )
-    if forged:
+    if findings:
+        reward, reason = 0.0, "tamper_detected"
+    elif forged_records:
+        reward, reason = 0.0, "results_forged"
+    elif not ends:
+        reward, reason = 0.0, "run_incomplete"
+    elif problems:
+        reward, reason = 0.0, "harness_tampered"
+    elif sentinels != expected_sentinels:
         reward, reason = 0.0, "sentinel_contradiction"
     elif mode == "check" and (passed < len(tracked) or others_failed):
         reward, reason = 0.0, "check_failed"
@@ -70,6 +111,9 @@ def main() -> int:
         "tracked": tracked_outcomes,
         "sentinels": sentinels,
         "failed": others_failed,
+        "tamper_findings": findings,
+        "integrity_problems": problems,
+        "forged_records": forged_records,
         "results_recorded": len(results),
     }
     out = Path(out_dir)
