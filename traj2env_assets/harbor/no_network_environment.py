@@ -1,4 +1,5 @@
-"""Harbor's docker environment with ``no-network`` enforced by ``network_mode: none``.
+"""Harbor's docker environment with ``no-network`` enforced by ``network_mode: none``,
+resource caps on every container, and host-mounted log folders cleaned after each run.
 
 Harbor 0.25's local docker environment implements ``no-network`` with an egress-control
 sidecar, and only after a kernel probe that runs
@@ -11,6 +12,12 @@ Harbor's remote providers use for the same policy. The container has no network
 interface besides loopback, which is stricter than the sidecar's deny-all; dynamic
 per-phase policies and allowlists stay unsupported, so such tasks are still rejected.
 
+Hardening, because the agent is adversarial: a pids limit, ``no-new-privileges``, and a
+CPU and memory cap where the task sets none (the same caps as traj2env's own trials).
+The agent writes into ``/logs/agent``, a bind mount of the host's jobs folder: once the
+container is done, no file there keeps a setuid or setgid bit and no symlink there
+points outside its folder (see :func:`sanitize_host_folder`).
+
 Run Harbor with it::
 
     harbor run -p DATASET -a oracle \
@@ -19,17 +26,46 @@ Run Harbor with it::
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+import tempfile
 from pathlib import Path
 
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.environments.docker import COMPOSE_NO_NETWORK_PATH
 from harbor.environments.docker.docker import DockerEnvironment
 from harbor.models.task.config import NetworkMode
+from harbor.models.trial.config import ResourceMode
 
 IMPORT_PATH = "traj2env_assets.harbor.no_network_environment:NoNetworkDockerEnvironment"
+PIDS_LIMIT = 512
+DEFAULT_CPUS = 1.0
+DEFAULT_MEMORY_MB = 4096
+
+
+def sanitize_host_folder(root: Path) -> list[str]:
+    """Drop setuid/setgid bits and remove symlinks resolving outside ``root``; returns what changed."""
+    changed: list[str] = []
+    top = os.path.realpath(root)
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                target = os.path.realpath(path)
+                if target != top and not target.startswith(top + os.sep):
+                    os.unlink(path)
+                    changed.append(f"removed link {path} -> {target}")
+            elif info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                os.chmod(path, stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+                changed.append(f"cleared setuid/setgid on {path}")
+    return changed
 
 
 class NoNetworkDockerEnvironment(DockerEnvironment):
+    _hardening_dir: tempfile.TemporaryDirectory[str] | None = None
+
     @classmethod
     def _egress_control_kernel_support(cls) -> bool:
         return False
@@ -43,4 +79,36 @@ class NoNetworkDockerEnvironment(DockerEnvironment):
         paths = super()._docker_compose_paths
         if self.network_policy.network_mode == NetworkMode.NO_NETWORK:
             paths.append(COMPOSE_NO_NETWORK_PATH)
+        if self._hardening_dir is not None:
+            paths.append(Path(self._hardening_dir.name) / "hardening.json")
         return paths
+
+    def _hardening(self) -> dict[str, object]:
+        main: dict[str, object] = {"pids_limit": PIDS_LIMIT, "security_opt": ["no-new-privileges:true"]}
+        if self._resource_limit_value("cpu", auto_mode=ResourceMode.LIMIT) is None:
+            main["cpus"] = DEFAULT_CPUS
+        if self._resource_limit_value("memory", auto_mode=ResourceMode.LIMIT) is None:
+            main["mem_limit"] = f"{DEFAULT_MEMORY_MB}m"
+        return {"services": {"main": main}}
+
+    async def start(self, force_build: bool) -> None:
+        self._hardening_dir = tempfile.TemporaryDirectory(prefix="traj2env-harbor-")
+        (Path(self._hardening_dir.name) / "hardening.json").write_text(json.dumps(self._hardening()))
+        await super().start(force_build)
+
+    async def prepare_logs_for_host(self) -> None:
+        await super().prepare_logs_for_host()
+        # Every bind mount of the trial, whichever of them Harbor itself chowns.
+        for mount in self._mounts:
+            source = mount.get("source")
+            if not mount.get("read_only") and source and Path(source).is_dir():
+                for change in sanitize_host_folder(Path(source)):
+                    self.logger.warning(f"traj2env: {change}")
+
+    async def stop(self, delete: bool) -> None:
+        try:
+            await super().stop(delete)
+        finally:
+            if self._hardening_dir is not None:
+                self._hardening_dir.cleanup()
+                self._hardening_dir = None

@@ -50,6 +50,14 @@ def _harbor_run(dataset: Path, agent: str, jobs: Path) -> dict[str, dict]:
     }
 
 
+_PROBE = """ls /sys/class/net
+cat /sys/fs/cgroup/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids/pids.max
+grep NoNewPrivs /proc/self/status | tr -d ' \\t'
+cp /bin/true /logs/agent/suid-true && chmod 4755 /logs/agent/suid-true
+ln -s /etc /logs/agent/host-etc
+"""
+
+
 @pytest.fixture(scope="module")
 def harbor_dataset(
     tmp_path_factory: pytest.TempPathFactory, python_written: WrittenTask, node_written: WrittenTask
@@ -58,9 +66,11 @@ def harbor_dataset(
     for task in (python_written, node_written):
         copy = dataset / task.task_id
         shutil.copytree(task.path, copy)
-        # The oracle's log then shows the agent container's network interfaces.
+        # The oracle's log then shows the agent container's network interfaces, its pids
+        # cap and no-new-privileges; it also plants a setuid file and a link to the host's
+        # /etc in the host-mounted log folder.
         solve = copy / "solution" / "solve.sh"
-        solve.write_text(solve.read_text() + "ls /sys/class/net\n")
+        solve.write_text(solve.read_text() + _PROBE)
     return dataset
 
 
@@ -79,5 +89,8 @@ def test_oracle_scores_one_and_nop_zero_without_network(
     }
     assert all(r["verifier_environment_mode"] == "separate" for r in oracle.values())
     oracle_logs = sorted((tmp_path / "jobs" / "oracle").glob("*/agent/oracle.txt"))
-    assert [log.read_text().split() for log in oracle_logs] == [["lo"], ["lo"]]
+    assert [log.read_text().split() for log in oracle_logs] == [["lo", "512", "NoNewPrivs:1"]] * 2
+    planted = sorted((tmp_path / "jobs" / "oracle").glob("*/agent/suid-true"))
+    assert len(planted) == 2 and not any(path.stat().st_mode & 0o6000 for path in planted)
+    assert not list((tmp_path / "jobs" / "oracle").glob("*/agent/host-etc"))
     assert _harbor_leftovers(engine.client, ["calc-fix", "slug-fix"]) == []
