@@ -3,7 +3,7 @@
 Prints: image build time for a new context vs an identical (cached) one; the unique
 bytes of each of 20 candidate images of one project (``docker system df``: size minus
 the bytes shared with other images) against the project's file bytes + 1 MB; and the
-five-control matrix wall time, sequential vs parallel. Needs the base images
+full control matrix wall time (every control of the default matrix), sequential vs parallel. Needs the base images
 (``python -m traj2env_assets.docker_engine.commands bases``). Removes the images it
 built unless ``--keep``.
 
@@ -26,7 +26,7 @@ from traj2env_assets.harbor.writer import WrittenTask, write_task
 from traj2env_assets_tests.docker.sample_tasks import python_task
 
 TARGET_CACHED_REBUILD_S = 1.0
-TARGET_MATRIX_S = 10.0
+TARGET_MATRIX_S = 15.0
 ONE_MB = 1024 * 1024
 # A dependency layer every candidate of the project shares.
 DEPENDENCY_LINES = ["RUN python3 -m venv /opt/deps && /opt/deps/bin/python -m pip --version"]
@@ -96,7 +96,7 @@ def bench_matrix(engine: DockerEngine, task: WrittenTask, image: BuiltImage, par
         rewards = " ".join(f"{name}={reward:g}" for name, reward in matrix.rewards().items())
         label = "sequential" if parallelism == 1 else f"parallel x{parallelism}"
         verdict = "ok" if matrix.seconds < TARGET_MATRIX_S else "MISSED"
-        print(f"5-control matrix, {label:12s}: {matrix.seconds:6.2f} s  target < "
+        print(f"{len(matrix.results)}-control matrix, {label:12s}: {matrix.seconds:6.2f} s  target < "
               f"{TARGET_MATRIX_S:.0f} s: {verdict}  [{rewards}]  controls passed: {matrix.passed}")
 
 

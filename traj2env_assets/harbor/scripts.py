@@ -109,6 +109,11 @@ def _pytest_run(spec: TaskSpec) -> str:
     # naming them too would make pytest collect only them from a shared file).
     selection = tests.run_targets if tests.reward == "check" else tests.tracked_test_ids
     tracked_files = sorted({test_id.split("::", 1)[0] for test_id in tests.tracked_test_ids})
+    # Sentinels in a file the selection collects whole run with it; elsewhere they are
+    # named. (A file argument plus a node id of the same file makes pytest collect only
+    # the node id from that file.)
+    whole = [arg for arg in selection if "::" not in arg]
+    collected = [path for path in tracked_files if any(_covers(arg, path) for arg in whole)]
     return _PYTEST_RUN.format(
         timeout=tests.timeout_sec,
         user=TEST_USER,
@@ -119,8 +124,13 @@ def _pytest_run(spec: TaskSpec) -> str:
         config=shlex.quote(config),
         ids=" ".join(shlex.quote(arg) for arg in selection),
         tracked_files=" ".join(shlex.quote(path) for path in tracked_files),
+        collected=" ".join(shlex.quote(arg) for arg in whole),
         mode=tests.reward,
     )
+
+
+def _covers(argument: str, path: str) -> bool:
+    return argument == "." or path == argument or path.startswith(argument.rstrip("/") + "/")
 
 
 def _node_run(spec: TaskSpec) -> str:
@@ -233,6 +243,8 @@ add_sentinels() {{
   printf '%s\\n' "$file" >> "$RESTORED"
 }}
 TRACKED_FILES=({tracked_files})
+# The selection's whole files and folders: sentinels inside them need not be named.
+COLLECTED=({collected})
 SENTINEL_MODULE="$(dirname "${{TRACKED_FILES[0]}}")/test_$(random_words _).py"
 SENTINEL_MODULE="${{SENTINEL_MODULE#./}}"
 : > "$WORK/$SENTINEL_MODULE"
@@ -241,14 +253,26 @@ protect_restored
 
 # 4. The tests (in mode "check" the recorded check's whole selection) and the sentinels,
 #    unprivileged, in a clean environment.
-SENTINEL_IDS=()
-while IFS=$'\\t' read -r test_id _; do SENTINEL_IDS+=("$test_id"); done < "$RUN_DIR/sentinels.txt"
+covered() {{
+  local target
+  for target in "${{COLLECTED[@]}}"; do
+    case "$1" in "$target" | "${{target%/}}"/*) return 0 ;; esac
+    [ "$target" = "." ] && return 0
+  done
+  return 1
+}}
+SENTINEL_ARGS=()
+covered "$SENTINEL_MODULE" || SENTINEL_ARGS+=("$SENTINEL_MODULE")
+while IFS=$'\\t' read -r test_id _; do
+  file="${{test_id%%::*}}"
+  [ "$file" = "$SENTINEL_MODULE" ] || covered "$file" || SENTINEL_ARGS+=("$test_id")
+done < "$RUN_DIR/sentinels.txt"
 exec 3> "$RUN_DIR/channel"
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
   python3 -I {harness}/run_pytest.py {work} {pristine} "$RESTORED" \\
   -p no:cacheprovider -c {config} --rootdir {work} -q \\
-  {ids} "${{SENTINEL_IDS[@]}}" 4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
+  {ids} "${{SENTINEL_ARGS[@]}}" 4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
 echo "pytest exit code: $?" >> "$LOGS/test-output.txt"
 exec 3>&-
 # Anything the tests left running would hold the channel open.

@@ -184,4 +184,6 @@ class TaskSpec(BaseModel):
         tests = {restored_root(path) for path in self.project_files if is_test_path(path)}
         tracked = {test_id.split("::", 1)[0] for test_id in self.tests.tracked_test_ids}
         tracked &= set(self.project_files)
-        return sorted(set(self.tests.config_paths) | found | tests | tracked)
+        paths = set(self.tests.config_paths) | found | tests | tracked
+        # A path inside a restored folder comes back with it.
+        return sorted(path for path in paths if not any(path.startswith(other + "/") for other in paths))

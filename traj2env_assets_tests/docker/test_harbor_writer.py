@@ -9,7 +9,7 @@ import pytest
 from harbor.models.task.config import TaskConfig
 from pydantic import ValidationError
 
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
 from traj2env_assets.harbor.task_toml import dumps_toml
 from traj2env_assets.harbor.validation import harbor_problems
 from traj2env_assets.harbor.writer import task_toml, write_task
@@ -74,11 +74,37 @@ def test_dockerfile_puts_shared_layers_before_project_files(tmp_path: Path) -> N
     assert lines.index("RUN pip install --no-index nothing || true") < lines.index("COPY workspace/ /workspace/")
 
 
-def test_harness_files_in_the_project_are_restored_from_the_pristine_image() -> None:
-    spec = python_task().model_copy(
-        update={"project_files": {**python_task().project_files, "tests/conftest.py": b"x = 1\n"}}
-    )
-    assert spec.pristine_paths() == ["pyproject.toml", "tests/conftest.py"]
+def test_harness_files_and_test_paths_are_restored_from_the_pristine_image() -> None:
+    files = {
+        **python_task().project_files,
+        "tests/conftest.py": b"x = 1\n",
+        "tests/data/cases.json": b"[]\n",
+        "pkg/tests/__init__.py": b"",
+        "test_top.py": b"",
+        "pkg/core.py": b"",
+        "setup.cfg": b"[metadata]\n",
+    }
+    spec = python_task().model_copy(update={"project_files": files})
+    # Whole test folders (fixtures, data and package files with them), test files by name,
+    # harness files wherever they are; solution code never.
+    assert spec.pristine_paths() == ["pkg/tests", "pyproject.toml", "setup.cfg", "test_top.py", "tests"]
+
+
+def test_a_solution_that_changes_restored_files_is_rejected() -> None:
+    data = python_task().model_dump()
+    data["solution_files"] = {**data["solution_files"], "tests/helpers.py": b"x = 2\n"}
+    with pytest.raises(ValidationError, match="restores from the pristine image"):
+        TaskSpec.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [("tests/test_a.py", True), ("a/spec/x.json", True), ("test_a.py", True), ("a_test.py", True),
+     ("src/slug.test.js", True), ("lib/x.spec.ts", True), ("test-utils.mjs", True), ("test.js", True),
+     ("src/app.py", False), ("contest.py", False), ("latest.js", False), ("testing/helpers.py", False)],
+)
+def test_test_paths_are_recognised_by_folder_and_name(path: str, is_test: bool) -> None:
+    assert is_test_path(path) is is_test
 
 
 @pytest.mark.parametrize("path", ["../escape.py", "/abs.py", "a/../b.py", "./a.py", ""])

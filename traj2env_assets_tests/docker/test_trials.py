@@ -1,4 +1,4 @@
-"""The five-control matrix on real containers, the sandbox limits, and cleanup."""
+"""The control matrix on real containers, the sandbox limits, and cleanup."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import docker
 import pytest
 
 from traj2env_assets.docker_engine.controls import (
+    DEFAULT_CONTROLS,
     AgentAction,
     Control,
     ForgeRewardControl,
@@ -27,7 +28,8 @@ from traj2env_assets.docker_engine.trial import (
 
 pytestmark = pytest.mark.docker
 
-EXPECTED = {"reference": 1.0, "noop": 0.0, "forge_reward": 0.0, "pytest_hook": 0.0, "tests_edit": 0.0}
+PYTHON_ONLY = {"stdlib_shadow", "always_equal"}
+EXPECTED = {control.name: control.expected_reward for control in DEFAULT_CONTROLS}
 
 
 class ScriptControl(Control):
@@ -80,7 +82,7 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, node_trial: TrialTask
 ) -> None:
     matrix = engine.run_matrix(node_trial, parallelism=2)
-    assert matrix.rewards() == EXPECTED
+    assert matrix.rewards() == {name: reward for name, reward in EXPECTED.items() if name not in PYTHON_ONLY}
     noop = next(result for result in matrix.results if result.control == "noop")
     assert noop.verdict["tracked"]["test/slug.test.js::slugifies every space"] == "failed"
 
