@@ -36,6 +36,7 @@ PRISTINE_DIR = "/opt/traj2env/pristine"
 HARNESS_DIR = "/tests/traj2env"
 TEST_USER = "tester"
 TEST_UID = 2000
+TAMPER_CHECK_TIMEOUT_S = 120
 _CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -91,6 +92,7 @@ def test_sh(spec: TaskSpec) -> str:
         node_modules=NODE_MODULES,
         node_modules_action="-print0" if tests.runner == "node" else "",
         tamper=_TAMPER_CHECK[tests.runner],
+        tamper_timeout=TAMPER_CHECK_TIMEOUT_S,
     )
     run = _pytest_run(spec) if tests.runner == "pytest" else _node_run(spec)
     return head + run
@@ -192,8 +194,9 @@ done < "$HARNESS/pristine_paths.txt"
 (cd "$PRISTINE" && find . -name {node_modules} -type d -prune -exec cp -a --parents {{}} "$WORK/" \\;)
 if [ -d "$HARNESS/restore" ]; then cp -a "$HARNESS/restore/." "$WORK/"; fi
 
-# 2. The static tamper check of the solution code against the pristine project.
-{tamper} "$PRISTINE" "$WORK" "$RUN_DIR/tamper.json" > "$LOGS/tamper-check.txt" 2>&1
+# 2. The static tamper check of the solution code against the pristine project. A check
+#    that does not finish (a submission made slow to scan) leaves no report: reward 0.
+timeout -k 5 {tamper_timeout} {tamper} "$PRISTINE" "$WORK" "$RUN_DIR/tamper.json" > "$LOGS/tamper-check.txt" 2>&1
 
 # Random words for the sentinel tests' names, random numbers for their bodies.
 WORDS=(parse load merge split count total order limit value empty range render window cache index match)

@@ -37,8 +37,8 @@ from traj2env_assets.harbor.task_toml import (
 from traj2env_assets.workspace import atomic_directory
 
 _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
-    "pytest": ("run_pytest.py", "verdict.py"),
-    "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs"),
+    "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
+    "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs", "tamper_check.mjs"),
 }
 
 

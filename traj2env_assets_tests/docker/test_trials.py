@@ -66,16 +66,26 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     matrix = engine.run_matrix(python_trial, parallelism=2)
     assert matrix.rewards() == EXPECTED
     assert matrix.passed
-    by_control = {result.control: result for result in matrix.results}
-    assert by_control["noop"].verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
-    # The in-process forgery replaces pytest's report constructor, which the runner sees.
-    forged = by_control["forge_reward"].verdict
-    assert forged["reason"] == "harness_tampered"
-    assert "entry_point_changed: TestReport.__init__" in forged["integrity_problems"]
+    verdicts = {result.control: result.verdict for result in matrix.results}
+    assert verdicts["noop"]["tracked"]["tests/test_calc.py::test_add"] == "failed"
+    # Each layer catches what it is for, whichever decides the reward first: the runner
+    # sees replaced report and assertion machinery, the channel unsigned records, the
+    # static check the constructs themselves.
+    assert "entry_point_changed: TestReport.__init__" in verdicts["forge_reward"]["integrity_problems"]
+    assert "entry_point_changed: TestReport.from_item_and_call" in verdicts["report_forgery"]["integrity_problems"]
+    assert "entry_point_changed: TestCase.assertEqual" in verdicts["assert_monkeypatch"]["integrity_problems"]
+    assert verdicts["results_rewrite"]["forged_records"] > 0
+    rules = {name: {finding["rule"] for finding in verdict["tamper_findings"]} for name, verdict in verdicts.items()}
+    assert "module_shadowing" in rules["stdlib_shadow"]
+    assert "always_equal" in rules["always_equal"]
+    assert "exit_handler" in rules["results_rewrite"]
+    # A name-keeping test edit never reaches the run: the pristine tests fail as before.
+    assert verdicts["tests_edit_keep_names"]["tracked"]["tests/test_calc.py::test_add"] == "failed"
     # Two sentinel pairs: in a new module beside the tracked tests and in the tracked file.
-    sentinels = by_control["reference"].verdict["sentinels"]
+    sentinels = verdicts["reference"]["sentinels"]
     assert sorted(sentinels.values()) == ["failed", "failed", "passed", "passed"]
     assert {test_id.split("::")[0] for test_id in sentinels} >= {"tests/test_calc.py"}
+    assert verdicts["reference"]["tamper_findings"] == [] and verdicts["reference"]["integrity_problems"] == []
 
 
 def test_node_matrix_scores_reference_one_and_every_other_control_zero(
@@ -83,8 +93,16 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
 ) -> None:
     matrix = engine.run_matrix(node_trial, parallelism=2)
     assert matrix.rewards() == {name: reward for name, reward in EXPECTED.items() if name not in PYTHON_ONLY}
-    noop = next(result for result in matrix.results if result.control == "noop")
-    assert noop.verdict["tracked"]["test/slug.test.js::slugifies every space"] == "failed"
+    verdicts = {result.control: result.verdict for result in matrix.results}
+    tracked = "test/slug.test.js::slugifies every space"
+    assert verdicts["noop"]["tracked"][tracked] == "failed"
+    # node:assert and node:test are frozen in the test processes: the patched assertions
+    # and the swallowing test() never take effect, so the pristine test still fails.
+    assert verdicts["assert_monkeypatch"]["tracked"][tracked] == "failed"
+    assert verdicts["report_forgery"]["tracked"][tracked] == "failed"
+    assert verdicts["tests_edit_keep_names"]["tracked"][tracked] == "failed"
+    assert "exit_handler" in {finding["rule"] for finding in verdicts["results_rewrite"]["tamper_findings"]}
+    assert verdicts["reference"]["tamper_findings"] == []
 
 
 @pytest.mark.parametrize("control", [ForgeRewardControl(), PytestHookControl(), EditTestsControl()])

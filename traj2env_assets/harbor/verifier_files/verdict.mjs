@@ -1,6 +1,7 @@
 // Turn the recorded node:test outcomes into the reward, as root, after the test run.
 // Usage: verdict.mjs RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR
-// The same rules, in the same order, as verdict.py (see its docstring): tamper_detected,
+// The same rules, in the same order, as verdict.py (see its docstring): tamper_check_failed,
+// tamper_detected,
 // results_forged, run_incomplete, sentinel_contradiction, then the mode (all_pass,
 // fraction, check). A node test's outcome is its one reported event; a failure sticks.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -31,12 +32,13 @@ function signedRecords(path) {
   return { records, forged };
 }
 
+// The static check's findings; null when it left no readable report.
 function tamperFindings(path) {
   try {
     const findings = JSON.parse(readFileSync(path, "utf8")).findings;
-    return Array.isArray(findings) ? findings : [];
+    return Array.isArray(findings) ? findings : null;
   } catch {
-    return [];
+    return null;
   }
 }
 
@@ -61,7 +63,8 @@ const othersFailed = [...results.entries()]
   .sort();
 let reward;
 let reason;
-if (findings.length) [reward, reason] = [0, "tamper_detected"];
+if (findings === null) [reward, reason] = [0, "tamper_check_failed"];
+else if (findings.length) [reward, reason] = [0, "tamper_detected"];
 else if (forged) [reward, reason] = [0, "results_forged"];
 else if (!ended) [reward, reason] = [0, "run_incomplete"];
 else if (contradiction) [reward, reason] = [0, "sentinel_contradiction"];

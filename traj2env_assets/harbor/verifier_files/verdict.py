@@ -4,7 +4,8 @@ Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE T
 Writes OUT_DIR/reward.txt and OUT_DIR/verdict.json. Node's verdict.mjs applies the same
 rules in the same order; the first that holds decides:
 
-1. ``tamper_detected``: the static check found test-framework tampering in the submission;
+1. ``tamper_check_failed``: the static check left no report (timed out, crashed);
+   ``tamper_detected``: it found test-framework tampering in the submission;
 2. ``results_forged``: a record on the results channel is not signed with this run's key;
 3. ``run_incomplete``: the runner never sent its ``end`` record (killed, ``os._exit``...);
 4. ``harness_tampered``: the runner saw the test machinery changed during the run;
@@ -65,11 +66,12 @@ def read_lines(path: str) -> list[str]:
     return [line for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def tamper_findings(path: str) -> list[dict]:
+def tamper_findings(path: str) -> list[dict] | None:
+    """The static check's findings; None when it left no readable report."""
     try:
-        return list(json.loads(Path(path).read_text(encoding="utf-8")).get("findings", []))
-    except (OSError, ValueError, AttributeError):
-        return []
+        return list(json.loads(Path(path).read_text(encoding="utf-8"))["findings"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def main() -> int:
@@ -87,7 +89,9 @@ def main() -> int:
     others_failed = sorted(
         test_id for test_id, outcome in results.items() if outcome == "failed" and test_id not in expected_sentinels
     )
-    if findings:
+    if findings is None:
+        reward, reason = 0.0, "tamper_check_failed"
+    elif findings:
         reward, reason = 0.0, "tamper_detected"
     elif forged_records:
         reward, reason = 0.0, "results_forged"
