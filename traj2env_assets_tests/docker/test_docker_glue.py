@@ -56,4 +56,4 @@ def test_matrix_metadata_has_one_reward_per_control(engine: DockerEngine, python
     assert metadata["controls_passed"] is True
     assert [metadata[f"reward_{name}"] for name in
             ("reference", "noop", "forge_reward", "pytest_hook", "tests_edit")] == [1.0, 0.0, 0.0, 0.0, 0.0]
-    assert "harness_tampered" in metadata["controls"].value
+    assert "tamper_detected" in metadata["controls"].value

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.cli import main
 from traj2env_assets.harbor.no_network_environment import IMPORT_PATH
 from traj2env_assets_tests.families.conftest import EXAMPLES
@@ -65,9 +66,11 @@ def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(run: dic
     published = [c for c in report["candidates"] if c["kept"]]
     assert len(published) == 12
     for candidate in published:
-        assert candidate["trial_rewards"] == {
-            "reference": 1.0, "noop": 0.0, "forge_reward": 0.0, "pytest_hook": 0.0, "tests_edit": 0.0
-        }
+        rewards = candidate["trial_rewards"]
+        # The task's whole matrix ran: the reference scores 1, every control 0.
+        task_dir = Path(candidate["published_path"])
+        assert set(rewards) == {control.name for control in DEFAULT_CONTROLS if control.applies_to(task_dir)}
+        assert rewards.pop("reference") == 1.0 and set(rewards.values()) == {0.0}
         assert (Path(candidate["published_path"]) / "task.toml").is_file()
     dropped = [c for c in report["candidates"] if not c["kept"]]
     assert len(dropped) == 12 and {c["reason"] for c in dropped} == {"fix_changes_check_config"}
