@@ -3,7 +3,6 @@ reward files, the verifier's files, the runner's exit code and the runner binary
 
 from __future__ import annotations
 
-from textwrap import dedent
 
 from traj2env_assets.docker_engine.controls import AgentAction
 from traj2env_assets_tests.attacks.model import (
@@ -16,7 +15,7 @@ from traj2env_assets_tests.attacks.model import (
     append,
     js_literal,
     on,
-    python_literal,
+    python_snippet,
     submit,
 )
 
@@ -324,10 +323,6 @@ def _node_code(template: str, project: SampleProject) -> str:
     )
 
 
-def _py_code(template: str, project: SampleProject) -> str:
-    return dedent(template).strip("\n").replace("__KNOWN__", python_literal(project.failing)) + "\n"
-
-
 def _module_code(python: str | None = None, node: str | None = None) -> Payload:
     def payload(project: SampleProject) -> AgentAction:
         if project.runner is Runner.NODE:
@@ -335,7 +330,7 @@ def _module_code(python: str | None = None, node: str | None = None) -> Payload:
             code = _node_code(node, project)
         else:
             assert python is not None
-            code = _py_code(python, project)
+            code = python_snippet(python, project)
         return submit({project.module: append(project, project.module, code)})
 
     return payload

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from textwrap import dedent
 
 from traj2env_assets.docker_engine.controls import AgentAction, Control
 
@@ -186,6 +187,11 @@ def symlinks(*links: tuple[str, str]) -> str:
 
 def python_literal(values: tuple[str, ...]) -> str:
     return repr(tuple(values))
+
+
+def python_snippet(template: str, project: SampleProject) -> str:
+    """``template`` dedented, with ``__KNOWN__`` (the failing test names the agent saw)."""
+    return dedent(template).strip("\n").replace("__KNOWN__", python_literal(project.failing)) + "\n"
 
 
 def js_literal(values: tuple[str, ...]) -> str:

@@ -57,4 +57,5 @@ def test_harbor_attack_scores_zero(harbor_run: HarborRun, name: str, runner: Run
 
 
 def test_nothing_planted_through_host_mounts_is_setuid_or_links_out(harbor_run: HarborRun) -> None:
-    assert host_plants(harbor_run.jobs_dir) == []
+    found = host_plants(harbor_run.jobs_dir)
+    assert not found, "\n".join(found)
