@@ -1,0 +1,64 @@
+"""Session fixtures for the attack suite: the published sample tasks, built once, and the
+whole suite run once through the trial path (the tests then read its outcomes)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.trial import TrialTask
+from traj2env_assets_tests.attacks.catalogue import ATTACKS
+from traj2env_assets_tests.attacks.model import Runner
+from traj2env_assets_tests.attacks.sample_tasks import publish_sample_tasks
+from traj2env_assets_tests.attacks.suite import PlainOutcome, SuiteRun, build_tasks, run_plain, run_suite
+from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the shared real-engine fixture
+
+PARALLELISM = 3
+_TIMINGS = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture(scope="session")
+def sample_tasks(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict[Runner, Path]:
+    started = time.monotonic()
+    tasks = publish_sample_tasks(tmp_path_factory.mktemp("attack-tasks"))
+    _record(request, f"traj2env generate (3 sample tasks): {time.monotonic() - started:.1f} s")
+    return tasks
+
+
+@pytest.fixture(scope="session")
+def trial_tasks(engine: DockerEngine, sample_tasks: dict[Runner, Path]) -> dict[Runner, TrialTask]:
+    return build_tasks(engine, sample_tasks)
+
+
+@pytest.fixture(scope="session")
+def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> SuiteRun:
+    run = run_suite(engine, trial_tasks, ATTACKS, parallelism=PARALLELISM)
+    scored = [o for o in run.outcomes if o.scored]
+    _record(
+        request,
+        f"trial path: {len(ATTACKS)} attacks, {len(run.outcomes)} trials + {len(run.references)} references "
+        f"in {run.seconds:.1f} s (parallelism {PARALLELISM}); {len(scored)} scored above 0",
+    )
+    return run
+
+
+@pytest.fixture(scope="session")
+def plain_runs(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> list[PlainOutcome]:
+    started = time.monotonic()
+    runs = run_plain(engine, trial_tasks, [a for a in ATTACKS if a.fools_plain_run], parallelism=PARALLELISM)
+    _record(request, f"plain runs: {len(runs)} in {time.monotonic() - started:.1f} s")
+    return runs
+
+
+def _record(request: pytest.FixtureRequest, line: str) -> None:
+    request.config.stash.setdefault(_TIMINGS, []).append(line)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    if lines := config.stash.get(_TIMINGS, None):
+        terminalreporter.section("attack suite timing")
+        for line in lines:
+            terminalreporter.write_line(line)

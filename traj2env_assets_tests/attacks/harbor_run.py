@@ -1,0 +1,143 @@
+"""Attacks through ``harbor run``: one Harbor job per sample task, one agent per attack.
+
+Each job's config lists the task and one :class:`AttackAgent` per attack (its kwargs name
+the attack), plus Harbor's oracle as the reference, and runs in our no-network
+environment (see ``traj2env_assets/harbor/no_network_environment.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel
+
+from traj2env_assets.harbor.no_network_environment import IMPORT_PATH as ENVIRONMENT_IMPORT_PATH
+from traj2env_assets_tests.attacks.harbor_agent import IMPORT_PATH as AGENT_IMPORT_PATH
+from traj2env_assets_tests.attacks.model import Attack, Runner
+
+HARBOR = Path(sys.executable).parent / "harbor"
+REFERENCE = "oracle"
+
+# At least one attack of every class on every runner it targets, favouring the attacks
+# Harbor's own plumbing could change (log mounts, separate verifier, artifact copy).
+HARBOR_SUBSET: dict[Runner, tuple[str, ...]] = {
+    Runner.PYTEST: (
+        "assert_true_keeps_names", "testreport_forgery_workspace_only", "atexit_rewrites_results",
+        "shadow_pdb", "escape_chain_to_forged_test", "always_equal_subclass",
+        "agent_plants_verifier_files", "agent_writes_reward_files", "daemon_overwrites_reward",
+        "fake_module_under_test", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
+    ),
+    Runner.UNITTEST: (
+        "assert_true_keeps_names", "init_subclass_swaps_test_methods", "assert_equal_noop",
+        "results_handle_wrapped", "shadow_xml_package", "escape_chain_test_directory",
+        "returns_mock_any", "runtime_overwrites_verifier_files", "agent_writes_reward_files",
+        "fake_unittest_in_sys_modules", "exit_zero_after_run", "expected_failure_or_todo",
+        "host_mount_links_out",
+    ),
+    Runner.NODE: (
+        "expect_buggy_output", "node_child_stdout_rewrite", "node_assert_noop",
+        "node_forged_v8_events", "node_exit_swaps_results", "node_modules_shims",
+        "escape_through_proc_self_cwd", "agent_plants_verifier_files", "agent_writes_reward_files",
+        "daemon_overwrites_reward", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
+        "host_mount_links_out",
+    ),
+}
+
+
+class HarborOutcome(BaseModel):
+    agent: str
+    runner: Runner
+    reward: float | None
+    exception: str | None
+    result_path: Path
+
+
+class HarborRun(BaseModel):
+    outcomes: list[HarborOutcome]
+    jobs_dir: Path
+    seconds: float
+
+    def reference(self, runner: Runner) -> HarborOutcome:
+        return next(o for o in self.outcomes if o.runner is runner and o.agent == REFERENCE)
+
+    def attacks(self) -> list[HarborOutcome]:
+        return [o for o in self.outcomes if o.agent != REFERENCE]
+
+
+def job_config(runner: Runner, task_dir: Path, attacks: Sequence[Attack], jobs_dir: Path, concurrency: int) -> dict:
+    agents = [{"name": REFERENCE}] + [
+        {"import_path": AGENT_IMPORT_PATH, "kwargs": {"attack": attack.name, "runner": runner.value}}
+        for attack in attacks
+    ]
+    return {
+        "job_name": f"attacks-{runner}",
+        "jobs_dir": str(jobs_dir),
+        "n_concurrent_trials": concurrency,
+        "environment": {"import_path": ENVIRONMENT_IMPORT_PATH},
+        "tasks": [{"path": str(task_dir)}],
+        "agents": agents,
+    }
+
+
+def run_harbor(
+    tasks: Mapping[Runner, Path],
+    attacks: Mapping[Runner, Sequence[Attack]],
+    jobs_dir: Path,
+    *,
+    concurrency: int = 3,
+    timeout_s: float = 3600,
+) -> HarborRun:
+    """One ``harbor run -c <job config>`` per runner; every trial's reward."""
+    started = time.monotonic()
+    outcomes: list[HarborOutcome] = []
+    env = {**os.environ, "HARBOR_TELEMETRY": "0"}
+    for runner, task_dir in tasks.items():
+        config = jobs_dir / f"attacks-{runner}.yaml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(yaml.safe_dump(job_config(runner, task_dir, attacks[runner], jobs_dir, concurrency)))
+        completed = subprocess.run(
+            [str(HARBOR), "run", "-c", str(config), "--quiet"],
+            capture_output=True, text=True, timeout=timeout_s, env=env,
+        )
+        if completed.returncode != 0:
+            raise RuntimeError(f"harbor run failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
+        for path in sorted((jobs_dir / f"attacks-{runner}").glob("*/result.json")):
+            outcomes.append(_outcome(runner, path))
+    return HarborRun(outcomes=outcomes, jobs_dir=jobs_dir, seconds=round(time.monotonic() - started, 3))
+
+
+def host_plants(jobs_dir: Path) -> list[str]:
+    """Files in the jobs folder with a setuid/setgid bit, and links that lead out of it."""
+    root = jobs_dir.resolve()
+    found = []
+    for path in sorted(jobs_dir.rglob("*")):
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            target = (path.parent / os.readlink(path)).resolve()
+            if not target.is_relative_to(root):
+                found.append(f"{path} -> {os.readlink(path)} (resolves to {target})")
+        elif info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+            found.append(f"{path} mode {stat.filemode(info.st_mode)} owner {info.st_uid}")
+    return found
+
+
+def _outcome(runner: Runner, path: Path) -> HarborOutcome:
+    result = json.loads(path.read_text())
+    agent = result["config"]["agent"]
+    rewards = (result.get("verifier_result") or {}).get("rewards") or {}
+    exception = result.get("exception_info")
+    return HarborOutcome(
+        agent=agent.get("kwargs", {}).get("attack") or agent.get("name") or "?",
+        runner=runner,
+        reward=rewards.get("reward"),
+        exception=json.dumps(exception)[:2000] if exception else None,
+        result_path=path,
+    )
