@@ -24,6 +24,7 @@ import hmac
 import importlib.metadata
 import inspect
 import json
+import json.encoder
 import os
 import sys
 import unittest
@@ -61,24 +62,37 @@ _CLASSES = {
 _MODULES = (
     _pytest.runner, _pytest.reports, _pytest.skipping, _pytest.outcomes, _pytest.unittest,
     _pytest.python, _pytest.main, unittest.case, unittest.result, pytest,
+    # What the channel and the verdict rely on.
+    json, json.encoder, hmac, hashlib, os,
 )
+
+
+# Bound before any project code is imported: the channel never looks these up again, so a
+# patched json.dumps, hmac.new or os.write cannot rewrite a record before it is signed.
+_ENCODE = json.JSONEncoder(sort_keys=True).encode
+_HMAC_NEW = hmac.new
+_SHA256 = hashlib.sha256
+_WRITE = os.write
+_READ = os.read
+_CLOSE = os.close
 
 
 class Channel:
     """Signed JSON lines on descriptor 3: ``{"body": <record as JSON>, "mac": <HMAC-SHA256>}``."""
 
     def __init__(self) -> None:
-        with os.fdopen(KEY_FD, "rb") as handle:
-            self._key = handle.read().strip()
-        self._out = os.fdopen(CHANNEL_FD, "w", encoding="utf-8")
+        key = b""
+        while chunk := _READ(KEY_FD, 4096):
+            key += chunk
+        _CLOSE(KEY_FD)
+        self._key = key.strip()
         self._seq = 0
 
     def send(self, record: dict) -> None:
         self._seq += 1
-        body = json.dumps({**record, "seq": self._seq}, sort_keys=True)
-        mac = hmac.new(self._key, body.encode(), hashlib.sha256).hexdigest()
-        self._out.write(json.dumps({"body": body, "mac": mac}) + "\n")
-        self._out.flush()
+        body = _ENCODE({**record, "seq": self._seq})
+        mac = _HMAC_NEW(self._key, body.encode(), _SHA256).hexdigest()
+        _WRITE(CHANNEL_FD, (_ENCODE({"body": body, "mac": mac}) + "\n").encode())
 
 
 def entry_points() -> dict[str, object]:

@@ -38,6 +38,8 @@ REFERENCE_RULES = {
          "unittest.result", "unittest.TestResult", "unittest.TextTestResult"],
         "test_framework_internals",
     ),
+    # A value equal to everything, ready-made.
+    **dict.fromkeys(["unittest.mock.ANY", "mock.ANY"], "always_equal"),
     # Code that runs after the tests can rewrite what they recorded.
     **dict.fromkeys(["atexit", "sys.exitfunc", "weakref.finalize", "os._exit"], "exit_handler"),
     # Reaching into the test runner's frames, objects or tracing from the code under test.
@@ -84,6 +86,10 @@ ATTRIBUTE_SETTERS = {"setattr", "delattr", "__setattr__", "__delattr__"}
 # frameworks' own objects count.
 BUILTINS = {"builtins", "__builtins__"}
 COMPARISON_METHODS = {"__eq__", "__ne__", "__hash__"}
+EQUALITY_METHODS = {"__eq__", "__ne__"}
+# A subclass of a built-in value type that redefines equality passes for the value it wraps
+# in every comparison the tests make; honest solution code has no need for it.
+BUILTIN_VALUE_TYPES = {"str", "bytes", "int", "float", "complex", "bool", "list", "tuple", "dict", "set", "frozenset"}
 # Statements and calls that can write an attribute or a sys.modules entry.
 WRITES = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete, ast.Call)
 
@@ -299,6 +305,27 @@ def always_equal(node):
     return found
 
 
+def builtin_equality_override(node):
+    """Lines where equality is redefined on a built-in value type: in a class body deriving
+    from one, or in the namespace dict of a ``type(name, bases, {...})`` call."""
+    if isinstance(node, ast.ClassDef):
+        if not any(isinstance(base, ast.Name) and base.id in BUILTIN_VALUE_TYPES for base in node.bases):
+            return []
+        return [
+            item.lineno for item in node.body
+            if (isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in EQUALITY_METHODS)
+            or (isinstance(item, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id in EQUALITY_METHODS for t in item.targets))
+        ]
+    if isinstance(node, ast.Call) and call_name(node) == "type" and len(node.args) == 3:
+        namespace = node.args[2]
+        if isinstance(namespace, ast.Dict) and any(
+            isinstance(key, ast.Constant) and key.value in EQUALITY_METHODS for key in namespace.keys
+        ):
+            return [node.lineno]
+    return []
+
+
 def derives_from_testcase(node, names):
     return any((dotted(base, names) or "").endswith("TestCase") for base in node.bases)
 
@@ -350,6 +377,7 @@ def ast_findings(tree):
             )
         if isinstance(node, (ast.ClassDef, ast.Assign)):
             found.update((line, "always_equal") for line in always_equal(node))
+        found.update((line, "always_equal") for line in builtin_equality_override(node))
     return found
 
 
