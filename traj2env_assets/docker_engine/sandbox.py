@@ -52,7 +52,23 @@ def sandbox(
     limits: ContainerLimits,
     labels: Mapping[str, str] | None = None,
 ) -> Iterator[Container]:
-    container = client.containers.run(
+    container = start_container(client, image, role=role, limits=limits, labels=labels)
+    try:
+        yield container
+    finally:
+        remove_quietly(container)
+
+
+def start_container(
+    client: docker.DockerClient,
+    image: str,
+    *,
+    role: Role,
+    limits: ContainerLimits,
+    labels: Mapping[str, str] | None = None,
+) -> Container:
+    """A running sandbox container; the caller removes it (:func:`sandbox` does)."""
+    return client.containers.run(
         image,
         entrypoint=["sleep", "infinity"],
         detach=True,
@@ -64,10 +80,6 @@ def sandbox(
         nano_cpus=int(limits.cpus * 1e9),
         labels={**project_labels(role), **(labels or {})},
     )
-    try:
-        yield container
-    finally:
-        remove_quietly(container)
 
 
 def remove_quietly(container: Container) -> None:

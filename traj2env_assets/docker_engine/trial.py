@@ -32,6 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import docker
+from docker.models.containers import Container
 from pydantic import BaseModel, Field
 
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
@@ -47,6 +48,7 @@ from traj2env_assets.docker_engine.sandbox import (
     remove_quietly,
     sandbox,
     sanitized,
+    start_container,
 )
 
 RUN_LABEL = "traj2env.trial_run"
@@ -110,13 +112,24 @@ def run_trial(
         CONTROL_LABEL: control.name,
         RUN_LABEL: run_id or uuid.uuid4().hex,
     }
-    agent, submission = _agent_phase(client, task, control, settings, labels)
-    with submission:
-        submission_bytes = submission.seek(0, 2)
-        submission.seek(0)
-        verifier, reward, verdict, output = _verifier_phase(
-            client, task, submission, settings, labels
-        )
+    # The verifier's container starts while the agent works: a fresh container from the
+    # pristine image that nothing reaches until the submission is copied in.
+    starter = ThreadPoolExecutor(max_workers=1)
+    verifier_box = starter.submit(
+        start_container, client, task.image, role="verifier", limits=settings.limits, labels=labels
+    )
+    try:
+        agent, submission = _agent_phase(client, task, control, settings, labels)
+        with submission:
+            submission_bytes = submission.seek(0, 2)
+            submission.seek(0)
+            verifier, reward, verdict, output = _verifier_phase(
+                verifier_box.result(), task, submission, settings
+            )
+    finally:
+        starter.shutdown(wait=True)
+        if verifier_box.exception() is None:
+            remove_quietly(verifier_box.result())
     return TrialResult(
         control=control.name,
         expected_reward=control.expected_reward,
@@ -199,30 +212,25 @@ def _agent_phase(
 
 
 def _verifier_phase(
-    client: docker.DockerClient,
-    task: TrialTask,
-    submission: IO[bytes],
-    settings: TrialSettings,
-    labels: dict[str, str],
+    box: Container, task: TrialTask, submission: IO[bytes], settings: TrialSettings
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
-    with sandbox(client, task.image, role="verifier", limits=settings.limits, labels=labels) as box:
-        target = PurePosixPath(task.submission_path)
-        # The submission tar holds the submission's basename at its top: stage it in /tmp.
-        box.put_archive(STAGING_DIR, submission)
-        put_directory(box, task.task_dir / "tests", "/tests")
-        outcome = exec_with_deadline(
-            box,
-            f"rm -rf {target} && mkdir -p {target.parent} /logs/verifier && "
-            f"mv {STAGING_DIR}/{target.name} {target} && "
-            "chmod +x /tests/test.sh && /tests/test.sh",
-            timeout_s=settings.verifier_timeout_s,
-            workdir="/",
-        )
-        logs = read_directory(box, LOGS_DIR)
-        verdict = logs.get("verdict.json")
-        output = logs.get("test-output.txt", b"").decode("utf-8", "replace")
-        reward = _parse_reward(logs.get("reward.txt"))
-        return outcome, reward, json.loads(verdict) if verdict else None, output[-4000:]
+    target = PurePosixPath(task.submission_path)
+    # The submission tar holds the submission's basename at its top: stage it in /tmp.
+    box.put_archive(STAGING_DIR, submission)
+    put_directory(box, task.task_dir / "tests", "/tests")
+    outcome = exec_with_deadline(
+        box,
+        f"rm -rf {target} && mkdir -p {target.parent} /logs/verifier && "
+        f"mv {STAGING_DIR}/{target.name} {target} && "
+        "chmod +x /tests/test.sh && /tests/test.sh",
+        timeout_s=settings.verifier_timeout_s,
+        workdir="/",
+    )
+    logs = read_directory(box, LOGS_DIR)
+    verdict = logs.get("verdict.json")
+    output = logs.get("test-output.txt", b"").decode("utf-8", "replace")
+    reward = _parse_reward(logs.get("reward.txt"))
+    return outcome, reward, json.loads(verdict) if verdict else None, output[-4000:]
 
 
 def _agent_workdir(submission_path: str) -> str:
