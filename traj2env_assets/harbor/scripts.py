@@ -2,26 +2,32 @@
 
 ``tests/test.sh`` is the whole verifier: Harbor's separate verifier and traj2env's own
 trial runner both run it as root in a fresh container from the task image, after the
-submission has been copied to ``/workspace``. It
+submission has been copied to ``/workspace``. Only solution code crosses. It
 
-1. deletes every harness file the submission may have planted (conftest.py,
-   sitecustomize.py, .pth, pytest/npm config...) and restores the pristine ones that the
-   image saved at build time under ``/opt/traj2env/pristine``, then restores the
-   tracked test files from ``/tests/traj2env/restore``;
-2. adds a sentinel pair with names drawn at random for this run: a test that must pass
-   and one that must fail. An in-process forgery or a hook that rewrites failures as
-   passes flips the second one, and the reward becomes 0;
-3. runs the tracked tests as the unprivileged user ``tester`` with a clean environment
+0. removes every symlink that resolves outside the workspace and every setuid bit;
+1. deletes every test path (test folders and files, see ``task_spec.is_test_path``),
+   harness file (conftest.py, sitecustomize.py, .pth, pytest/npm config...) and
+   ``node_modules`` the submission holds, and restores the pristine ones from the full
+   copy of the project the image saved at build time under ``/opt/traj2env/pristine``,
+   then the hidden tests from ``/tests/traj2env/restore``;
+2. runs the static tamper check (``verifier_files/tamper_check.py`` / ``.mjs``) of the
+   solution code against that pristine copy;
+3. adds sentinel pairs with names and bodies drawn at random for this run, a test that
+   must pass and one that must fail, among the project's tests; restored paths become
+   root-owned and read-only for the run;
+4. runs the tests as the unprivileged user ``tester`` with a clean environment
    (``env -i``; ``python3 -I``; ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``;
-   ``-p no:cacheprovider``; ``-c`` pointing at the restored config), recording outcomes
-   outside the submission tree;
-4. as root again, writes ``/logs/verifier/reward.txt`` and ``verdict.json`` (the
-   directory is not writable by ``tester``).
+   ``-p no:cacheprovider``; ``-c`` pointing at the restored config; for Node the
+   assertion and test modules frozen). Outcomes arrive signed on a pipe that root drains
+   into a root-only file; every process of ``tester`` is killed afterwards;
+5. as root again, writes ``/logs/verifier/reward.txt`` and ``verdict.json`` (the
+   directory is not writable by ``tester``) with ``verifier_files/verdict.py`` / ``.mjs``.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from traj2env_assets.harbor.task_spec import (
     NODE_HARNESS_FILES,
     NODE_MODULES,
@@ -98,8 +104,8 @@ def test_sh(spec: TaskSpec) -> str:
     return head + run
 
 
-def _find_names(names: object) -> str:
-    return " -o ".join(f"-name {shlex.quote(name)}" for name in sorted(names))  # type: ignore[call-overload]
+def _find_names(names: Iterable[str]) -> str:
+    return " -o ".join(f"-name {shlex.quote(name)}" for name in sorted(names))
 
 
 def _pytest_run(spec: TaskSpec) -> str:
