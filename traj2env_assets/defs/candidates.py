@@ -46,7 +46,8 @@ def candidates_asset(family: Family) -> dg.AssetsDefinition:
                 "cached": bool(mining and mining.cached),
                 "skipped_reason": (mining.skipped_reason if mining else None) or "",
             }
-            figures[key] = stage_figures(partition_statuses(workspace, family.name, key), "mining", extra)
+            statuses = partition_statuses(workspace, family.name, key)
+            figures[key] = stage_figures(statuses, "mining", extra, mining.input_key if mining else None)
         yield from partition_outputs(context.asset_key, figures)
 
     return _candidates

@@ -8,7 +8,7 @@ import dagster as dg
 from traj2env_assets.defs.materialize import Metadata, PartitionFigures, data_version_of, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, trajectory_path
+from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
 from traj2env_assets.scan_gate import scan_partition
 
 # Cheap stages run a whole batch of partitions in one run (dagster.md §1.7); metadata
@@ -76,5 +76,8 @@ def scan_verdict(
                 "\n".join(f"- `{f.id}` ({f.severity})" for f in verdict.findings) or "none"
             ),
         }
-        figures[key] = PartitionFigures(metadata=metadata, data_version=data_version_of(verdict.model_dump(mode="json")))
+        conversion = read_conversion(workspace, key)
+        scanned = conversion.content_sha256 if conversion else None
+        version = data_version_of([scanned, verdict.model_dump(mode="json")])
+        figures[key] = PartitionFigures(metadata=metadata, data_version=version)
     yield from partition_outputs(context.asset_key, figures)

@@ -69,9 +69,10 @@ def candidate_table(statuses: list[CandidateStatus], stage: Stage) -> dg.Metadat
 
 
 def stage_figures(
-    statuses: list[CandidateStatus], stage: Stage, extra: Metadata | None = None
+    statuses: list[CandidateStatus], stage: Stage, extra: Metadata | None = None, input_key: str | None = None
 ) -> PartitionFigures:
-    """The metadata and data version of one partition of a candidate stage."""
+    """The metadata and data version of one partition of a candidate stage; ``input_key``
+    (what the stage read) enters the version too, so two trajectories without candidates differ."""
     states = Counter(status.state for status in statuses)
     metadata: Metadata = {
         "candidates": len(statuses),
@@ -79,4 +80,6 @@ def stage_figures(
         "candidate_table": candidate_table(statuses, stage),
         **(extra or {}),
     }
-    return PartitionFigures(metadata=metadata, data_version=data_version_of([s.fingerprint(stage) for s in statuses]))
+    return PartitionFigures(
+        metadata=metadata, data_version=data_version_of([input_key, [s.fingerprint(stage) for s in statuses]])
+    )
