@@ -15,6 +15,7 @@ import pytest
 from traj2env_assets.definitions import build_definitions, defs
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.pools import pool_limits
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.sensors import trajectory_folder_sensor
 from traj2env_assets.sources import register_sources
@@ -145,6 +146,14 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     assert [request.partition_key for request in third.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
     assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
     assert third.run_requests[0].run_key != first.run_requests[0].run_key
+
+
+def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:
+    source, instance, resources = sensor_setup
+    _tick(instance, resources, None)
+    slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+             for pool in pool_limits(resources["pipeline"].options())}
+    assert slots == pool_limits(resources["pipeline"].options())
 
 
 def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
