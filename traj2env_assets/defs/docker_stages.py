@@ -79,12 +79,12 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
     def summary(
         context: dg.OpExecutionContext, done: list[CandidateRef], pipeline: PipelineResource
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
-        keys = list(context.partition_keys)
-        worked = {key: sum(1 for ref in done if ref.partition_key == key) for key in keys}
-        figures, common = stage_partition_figures(pipeline, keys, spec.stage)
-        for key in keys:
-            figures[key].metadata["docker_steps"] = worked[key]
-        common.metadata["docker_steps"] = 0
+        worked = set(done)
+
+        def docker_steps(statuses: list[CandidateStatus]) -> Metadata:
+            return {"docker_steps": sum(1 for status in statuses if status.ref in worked)}
+
+        figures, common = stage_partition_figures(pipeline, list(context.partition_keys), spec.stage, docker_steps)
         yield from partition_outputs(dg.AssetKey(spec.name), figures, common)
 
     @dg.graph_asset(

@@ -144,10 +144,6 @@ class CandidateStatus(BaseModel):
         return CandidateRef(family=self.family, partition_key=self.partition_key, task_id=self.task_id)
 
     @property
-    def active(self) -> bool:
-        return self.drop is None
-
-    @property
     def state(self) -> str:
         """``dropped``, ``published`` or the stage it waits after (for tables and report.json)."""
         if self.drop is not None:
