@@ -49,7 +49,8 @@ def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> Candi
     staged = staged_task_dir(workspace, status.ref)
     if not (status.image and status.image.spec_key == key and staged.is_dir()):
         write_task(spec, staged.parent)
-    return save_status(workspace, status.model_copy(update={"image": ImageRecord(spec_key=key, staged_path=str(staged))}))
+    # Staged but without an image yet: the candidate has passed the proposal, nothing after it.
+    return save_status(workspace, status.passed("proposal", image=ImageRecord(spec_key=key, staged_path=str(staged))))
 
 
 def plan_images(
