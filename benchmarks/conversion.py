@@ -27,14 +27,15 @@ from pathlib import Path
 import dagster as dg
 from atif_make import convert as atif_make_convert
 
+from traj2env_assets.defs.candidates import candidates_asset
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.repair import repair_candidates
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.families.registry import family_named
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.families.repair.stage import mine_partition
 from traj2env_assets.formats.stage import convert_partition
+from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.replay import replay_partition
 from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import register_sources
@@ -42,7 +43,7 @@ from traj2env_assets.workspace import Workspace
 
 REAL = Path(__file__).resolve().parent.parent / "traj2env_assets_tests" / "fixtures" / "real"
 # The stages that run a whole batch of partitions in one run (single-run backfill policy).
-CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, repair_candidates]
+CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, candidates_asset(family_named("repair"))]
 REPEATS = 7
 TARGET_RATIO = 3.0
 
@@ -135,7 +136,7 @@ def dagster_overhead(corpus: Path) -> None:
             convert_partition(plain_ws, key)
             scan_partition(plain_ws, key)
             replay_partition(plain_ws, key)
-            mine_partition(plain_ws, key)
+            mine_partition(plain_ws, family_named("repair"), key)
         plain = time.perf_counter() - start
 
         dagster_ws = Workspace(root=root / "dagster")
@@ -148,10 +149,7 @@ def dagster_overhead(corpus: Path) -> None:
             start = time.perf_counter()
             result = dg.materialize(
                 CHEAP_STAGES,
-                resources={
-                    "workspace": WorkspaceResource(root=str(dagster_ws.root)),
-                    "pipeline": PipelineResource(config_path=str(config)),
-                },
+                resources={"pipeline": PipelineResource.from_files(config, dagster_ws.root)},
                 instance=instance,
                 run_config={"loggers": {"console": {"config": {"log_level": "ERROR"}}}},
                 tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from traj2env_assets.config import ConfigError, RunConfigFile, load_run_config
-from traj2env_assets.defs.docker import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL
-from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, limit_llm_pool
+from traj2env_assets.config import ConfigError, RunSettings, load_run_config
+from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.pools import apply_pool_limits
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
 from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.report import REPORT_FILE
@@ -45,6 +46,11 @@ def ensure_dagster_home() -> Path:
 
 
 BATCH_SIZE = 32
+# Dagster's switch for one ASSET_MATERIALIZATION_PLANNED event per asset of a range run
+# instead of one per asset and partition (dagster/_core/storage/event_log/base.py). Event
+# writes are most of a warm run's time. Its cost, partitions of a failed range run not
+# marked failed, does not reach the user: a failed batch is rerun key by key without it.
+PLANNED_EVENTS_SWITCH = "DAGSTER_EMIT_PARTITION_SUBSET_IN_PLANNED_EVENTS"
 
 
 def partition_batches(instance: dg.DagsterInstance, keys: list[str]) -> list[list[str]]:
@@ -68,6 +74,19 @@ def partition_batches(instance: dg.DagsterInstance, keys: list[str]) -> list[lis
     return batches
 
 
+@contextmanager
+def _one_planned_event_per_asset() -> Iterator[None]:
+    previous = os.environ.get(PLANNED_EVENTS_SWITCH)
+    os.environ[PLANNED_EVENTS_SWITCH] = "true"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(PLANNED_EVENTS_SWITCH)
+        else:
+            os.environ[PLANNED_EVENTS_SWITCH] = previous
+
+
 def run_partitions(
     job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str], run_tags: dict[str, str]
 ) -> list[str]:
@@ -78,7 +97,10 @@ def run_partitions(
             "dagster/asset_partition_range_start": batch[0],
             "dagster/asset_partition_range_end": batch[-1],
         }
-        result = job.execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=tags, raise_on_error=False)
+        with _one_planned_event_per_asset():
+            result = job.execute_in_process(
+                run_config=QUIET_RUN_CONFIG, instance=instance, tags=tags, raise_on_error=False
+            )
         if result.success:
             return []
     failed = []
@@ -91,28 +113,19 @@ def run_partitions(
     return failed
 
 
-def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> Path:
+def generate(settings: RunSettings) -> Path:
     """Register the sources, run every stage per trajectory in-process, write report.json."""
     ensure_dagster_home()
     instance = dg.DagsterInstance.get()
-    workspace = Workspace(root=workspace_root.resolve())
-    options = config.pipeline.options
-    registration = register_sources(workspace, config.source.path, config.source.format, options.limit)
+    workspace = Workspace(root=settings.workspace)
+    options = settings.options
+    registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
     instance.add_dynamic_partitions(trajectories.name, keys)
-    # `jobs` caps concurrent Docker builds and trials across every run on this instance.
-    for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL):
-        instance.event_log_storage.set_concurrency_slots(pool, options.jobs)
-    limit_llm_pool(instance, options.jobs)
+    apply_pool_limits(instance, options)
     # Every run of this generate shares one LLM spend ledger (and its cap).
     run_tags = {SPEND_SCOPE_TAG: f"generate-{uuid.uuid4().hex[:12]}"}
-    defs = build_definitions(
-        WorkspaceResource(root=str(workspace.root)),
-        PipelineResource(
-            config_path=str(config_path.resolve()),
-            options_json=json.dumps(options.model_dump(mode="json")),
-        ),
-    )
+    defs = build_definitions(PipelineResource.from_settings(settings))
     pipeline_job = defs.resolve_job_def(PIPELINE_JOB)
     failures: list[str] = []
     with Progress(
@@ -129,7 +142,7 @@ def generate(config: RunConfigFile, config_path: Path, workspace_root: Path) -> 
         console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")
     if registration.rejected:
         console.print(f"{len(registration.rejected)} inputs rejected (reasons in report.json)")
-    return Path(config.output.destination).resolve() / REPORT_FILE
+    return settings.output.destination / REPORT_FILE
 
 
 def _generate_command(args: argparse.Namespace) -> int:
@@ -138,7 +151,7 @@ def _generate_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
-    report = generate(config, args.config, args.workspace)
+    report = generate(RunSettings.resolve(config, args.workspace))
     print(f"report: {report}")
     return 0
 
@@ -154,7 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--pipeline-opt", action="append", default=[], metavar="KEY=VALUE", help="override a pipeline option"
     )
     gen.add_argument("--llm", default=None, help="model for the LLM families, e.g. anthropic/claude-...")
-    gen.add_argument("--workspace", type=Path, default=Path("workspace"), help="stage outputs root")
+    gen.add_argument(
+        "--workspace", type=Path, default=Path("workspace"),
+        help="stage outputs root; relative output paths of the config (destination, llm_cache_dir) resolve against it",
+    )
     gen.set_defaults(handler=_generate_command)
     add_docker_commands(commands)
     return parser

@@ -1,4 +1,11 @@
-"""The run configuration: the seed's YAML shape and its pipeline options."""
+"""The run configuration: the seed's YAML shape, its pipeline options, and the resolved settings.
+
+:func:`load_run_config` reads and validates the YAML once; :meth:`RunSettings.resolve`
+makes every path absolute once, and the Dagster ``pipeline`` resource carries the
+result to every asset. Outputs (``output.destination``, ``llm_cache_dir``) resolve
+against the workspace root, so ``--workspace`` moves all of them; the input
+``source.path`` resolves against the current directory, where the user points at it.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,6 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
-Family = Literal["repair", "build", "extend", "qa"]
 SourceFormat = Literal["auto", "atif", "claude-code", "codex", "pi"]
 ReasoningEffort = Literal["low", "medium", "high"]
 
@@ -24,7 +30,7 @@ class PipelineOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    families: Annotated[list[Family], BeforeValidator(_split_comma_string)] = Field(
+    families: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(
         default_factory=lambda: ["repair"]
     )
     limit: int | None = Field(default=None, ge=1)
@@ -34,16 +40,20 @@ class PipelineOptions(BaseModel):
     platform: str = "linux/amd64"
     max_llm_tokens: int = Field(default=32000, ge=1)
     reasoning_effort: ReasoningEffort | None = None
-    llm_cache_dir: Path = Path("workspace/cache/trajectory_to_env/llm")
+    llm_cache_dir: Path = Path("cache/trajectory_to_env/llm")
     container_memory: str = "4g"
     max_llm_spend_usd: float = Field(default=5.0, ge=0)
     llm: str | None = None
 
     @field_validator("families")
     @classmethod
-    def _families_unique(cls, value: list[Family]) -> list[Family]:
+    def _families_implemented(cls, value: list[str]) -> list[str]:
+        # Imported here: the registry pulls in every family, which config users rarely need.
+        from traj2env_assets.families.registry import implemented_names, selected_families
+
         if not value:
-            raise ValueError("families must name at least one of repair, build, extend, qa")
+            raise ValueError(f"families must name at least one of {', '.join(implemented_names())}")
+        selected_families(value)
         return list(dict.fromkeys(value))
 
     @classmethod
@@ -69,7 +79,7 @@ class PipelineConfig(BaseModel):
 class OutputConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    destination: Path = Path("workspace/trajectory-tasks")
+    destination: Path = Path("trajectory-tasks")
     org: str = "local"
     dataset_name: str = "trajectory-tasks"
 
@@ -82,6 +92,29 @@ class RunConfigFile(BaseModel):
     source: SourceConfig = Field(default_factory=SourceConfig)
     pipeline: PipelineConfig = Field(default_factory=PipelineConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
+
+
+class RunSettings(BaseModel):
+    """The validated configuration with every path absolute; see the module docstring."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    workspace: Path
+    source: SourceConfig
+    options: PipelineOptions
+    output: OutputConfig
+
+    @classmethod
+    def resolve(cls, config: RunConfigFile, workspace_root: Path, cwd: Path | None = None) -> RunSettings:
+        workspace = workspace_root.resolve()
+        here = (cwd or Path.cwd()).resolve()
+        options = config.pipeline.options
+        return cls(
+            workspace=workspace,
+            source=config.source.model_copy(update={"path": here / config.source.path}),
+            options=options.model_copy(update={"llm_cache_dir": workspace / options.llm_cache_dir}),
+            output=config.output.model_copy(update={"destination": workspace / config.output.destination}),
+        )
 
 
 class ConfigError(ValueError):

@@ -3,45 +3,53 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import dagster as dg
 
+from traj2env_assets.defs.candidates import candidates_asset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, task_images, trials
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.llm import LlmResource
-from traj2env_assets.defs.repair import (
-    published_repair_tasks,
-    repair_candidates,
-    repair_task_images,
-    repair_trials,
-)
+from traj2env_assets.defs.proposals import llm_proposals_asset
+from traj2env_assets.defs.publish import published_tasks
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.report import run_report
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.sensors import PER_TRAJECTORY_ASSETS, trajectory_folder_sensor
+from traj2env_assets.families import registry
 
 PIPELINE_JOB = "trajectory_pipeline"
 REPORT_JOB = "run_report_job"
 BASE_IMAGES_JOB = "base_images_job"
-STAGE_ASSETS = [
-    trajectory_atif,
-    scan_verdict,
-    replay_record,
-    repair_candidates,
-    repair_task_images,
-    repair_trials,
-    published_repair_tasks,
-]
+
+
+def stage_assets() -> list[dg.AssetsDefinition]:
+    """The assets partitioned by trajectory, in stage order; one candidates asset per registered family."""
+    families = registry.FAMILIES
+    return [
+        trajectory_atif,
+        scan_verdict,
+        replay_record,
+        *(candidates_asset(family) for family in families),
+        llm_proposals_asset(families),
+        task_images,
+        calibration,
+        trials,
+        published_tasks,
+    ]
 
 
 def build_definitions(
-    workspace: WorkspaceResource,
     pipeline: PipelineResource,
     docker_engine: DockerEngineResource | None = None,
+    llm: LlmResource | None = None,
 ) -> dg.Definitions:
-    """The code location; the CLI builds it with its own config, the UI with the environment's."""
+    """The code location; the CLI builds it with its own settings, the UI with the environment's."""
     return dg.Definitions(
-        assets=[*STAGE_ASSETS, base_images, run_report],
+        assets=[*stage_assets(), base_images, run_report],
+        asset_checks=[report_matches_stage_files, no_orphaned_staging],
         sensors=[trajectory_folder_sensor],
         jobs=[
             dg.define_asset_job(PIPELINE_JOB, selection=PER_TRAJECTORY_ASSETS),
@@ -49,16 +57,18 @@ def build_definitions(
             dg.define_asset_job(BASE_IMAGES_JOB, selection=[base_images]),
         ],
         resources={
-            "workspace": workspace,
             "pipeline": pipeline,
-            "docker_engine": docker_engine or DockerEngineResource(),
-            "llm": LlmResource.from_options(pipeline.options(), workspace),
+            "docker_engine": docker_engine or DockerEngineResource(pipeline=pipeline),
+            "llm": llm or LlmResource(pipeline=pipeline),
+            REFS_IO_MANAGER: dg.mem_io_manager,
         },
         executor=dg.in_process_executor,
     )
 
 
 defs = build_definitions(
-    WorkspaceResource(root=os.environ.get("TRAJ2ENV_WORKSPACE", "workspace")),
-    PipelineResource(config_path=os.environ.get("TRAJ2ENV_CONFIG", "examples/trajectory-to-env.yaml")),
+    PipelineResource.from_files(
+        Path(os.environ.get("TRAJ2ENV_CONFIG", "examples/trajectory-to-env.yaml")),
+        Path(os.environ.get("TRAJ2ENV_WORKSPACE", "workspace")),
+    )
 )

@@ -8,8 +8,17 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from traj2env_assets.families.repair.stage import partition_dir, read_mining, read_progress
+from traj2env_assets.families.contract import Fact
+from traj2env_assets.families.registry import implemented_names
 from traj2env_assets.formats.stage import read_conversion
+from traj2env_assets.lifecycle.status import (
+    CANDIDATE_FILE,
+    STAGES,
+    CandidateStatus,
+    Stage,
+    candidate_dir,
+    statuses_of,
+)
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.replay.models import ReplayFidelity
@@ -39,6 +48,17 @@ class InputRecord(BaseModel):
     replay_fidelity: ReplayFidelity | None = None
 
 
+class ProposalSummary(BaseModel):
+    """The candidate's model call: where its reply came from, or why it was not used."""
+
+    prompt: str
+    prompt_version: str
+    cache_hit: bool
+    decline_reason: str | None = None
+    raw_reply_path: str | None = None
+    usage: LlmUsage
+
+
 class CandidateRecord(BaseModel):
     """One task candidate: kept (published) or dropped, with its reason and evidence."""
 
@@ -46,12 +66,15 @@ class CandidateRecord(BaseModel):
     task_id: str
     partition_key: str
     status: str
+    """``published``, ``dropped``, or ``passed_<stage>`` for a candidate still on its way."""
     kept: bool
+    reached: Stage | None = None
+    dropped_at: Stage | None = None
     reason: str | None = None
     detail: str | None = None
-    check: str | None = None
-    failing_ids: list[str] = Field(default_factory=list)
-    fixed_paths: list[str] = Field(default_factory=list)
+    reward_kind: str
+    facts: dict[str, Fact] = Field(default_factory=dict)
+    proposal: ProposalSummary | None = None
     trial_rewards: dict[str, float | None] = Field(default_factory=dict)
     evidence: dict[str, str] = Field(default_factory=dict)
     published_path: str | None = None
@@ -95,57 +118,67 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
     return record
 
 
-def repair_candidate_records(workspace: Workspace, partition_key: str) -> list[CandidateRecord]:
-    mining = read_mining(workspace, partition_key)
-    records = []
-    for summary in mining.candidates if mining else []:
-        progress = read_progress(workspace, partition_key, summary.task_id)
-        status = progress.status if progress else summary.status
-        evidence = {"candidate": str(partition_dir(workspace, partition_key) / summary.task_id / "candidate.json")}
-        if progress and progress.trials_file:
-            evidence["trials"] = progress.trials_file
-        records.append(
-            CandidateRecord(
-                family="repair",
-                task_id=summary.task_id,
-                partition_key=partition_key,
-                status=status,
-                kept=status == "published",
-                reason=progress.reason if progress else summary.reason,
-                detail=progress.detail if progress else summary.detail,
-                check=summary.check,
-                failing_ids=summary.failing_ids,
-                fixed_paths=summary.fixed_paths,
-                trial_rewards=progress.trial_rewards if progress else {},
-                evidence=evidence,
-                published_path=progress.published_path if progress else None,
-            )
+def candidate_record(workspace: Workspace, status: CandidateStatus) -> CandidateRecord:
+    evidence = {"candidate": str(candidate_dir(workspace, status.ref) / CANDIDATE_FILE)}
+    if status.image is not None:
+        evidence["staged_task"] = status.image.staged_path
+    if status.trials is not None:
+        evidence["trials"] = status.trials.file
+    proposal = status.proposal
+    return CandidateRecord(
+        family=status.family,
+        task_id=status.task_id,
+        partition_key=status.partition_key,
+        status=status.state,
+        kept=status.state == "published",
+        reached=status.reached,
+        dropped_at=status.dropped_at,
+        reason=status.drop.reason if status.drop else None,
+        detail=status.drop.detail if status.drop else None,
+        reward_kind=status.reward_kind,
+        facts=status.facts,
+        proposal=ProposalSummary(
+            prompt=proposal.prompt,
+            prompt_version=proposal.prompt_version,
+            cache_hit=proposal.cache_hit,
+            decline_reason=proposal.decline_reason,
+            raw_reply_path=proposal.raw_reply_path,
+            usage=proposal.usage,
         )
-    return records
+        if proposal
+        else None,
+        trial_rewards=status.trials.rewards if status.trials else {},
+        evidence=evidence,
+        published_path=status.published_path,
+    )
 
 
-# How far a candidate got: its status, or for a dropped one the stage that dropped it.
-_CANDIDATE_RANK = {"candidate": 0, "calibrated": 1, "trials_passed": 2, "published": 3}
-_DROPPED_AT_RANK = {"trials_failed": 1, "duplicate": 2}
+def _reached_at_least(candidate: CandidateRecord, stage: Stage) -> bool:
+    return candidate.reached is not None and STAGES.index(candidate.reached) >= STAGES.index(stage)
 
 
-def _candidate_rank(candidate: CandidateRecord) -> int:
-    if candidate.status == "dropped":
-        return _DROPPED_AT_RANK.get(candidate.reason or "", 0)
-    return _CANDIDATE_RANK.get(candidate.status, 0)
+# The funnel's candidate rows: how many candidates got through each stage.
+_FUNNEL_STAGES: dict[str, Stage] = {
+    "mined": "mining",
+    "proposed": "proposal",
+    "image_built": "image",
+    "calibrated": "calibration",
+    "trials_passed": "trials",
+    "published": "publish",
+}
 
 
 def _funnel(inputs: list[InputRecord], rejected: int, candidates: list[CandidateRecord]) -> dict[str, int]:
-    ranks = [_candidate_rank(candidate) for candidate in candidates]
     return {
         "inputs": len(inputs) + rejected,
         "converted": sum(1 for item in inputs if item.status == "converted"),
         "passed_gate": sum(1 for item in inputs if item.scan_outcome in ("clean", "disabled", "scanner_absent")),
         "replayed": sum(1 for item in inputs if item.replay_fidelity is not None),
         "candidates": len(candidates),
-        "calibrated": sum(1 for rank in ranks if rank >= 1),
-        "trials_passed": sum(1 for rank in ranks if rank >= 2),
-        "published": sum(1 for rank in ranks if rank >= 3),
+        **{
+            label: sum(1 for candidate in candidates if _reached_at_least(candidate, stage))
+            for label, stage in _FUNNEL_STAGES.items()
+        },
     }
 
 
@@ -158,7 +191,10 @@ def build_run_report(
         input_record(workspace, key, registry.sources[key].path) for key in keys if key in registry.sources
     ]
     rejected = sorted(registry.rejected.values(), key=lambda item: item.path)
-    candidates = [record for item in inputs for record in repair_candidate_records(workspace, item.partition_key)]
+    candidates = [
+        candidate_record(workspace, status)
+        for status in statuses_of(workspace, implemented_names(), [item.partition_key for item in inputs])
+    ]
     reasons = Counter(item.reason for item in inputs if item.reason)
     reasons.update(item.reason for item in rejected)
     reasons.update(c.reason for c in candidates if c.reason)
@@ -186,3 +222,25 @@ def build_run_report(
 
 def write_run_report(report: RunReport, destination: Path) -> Path:
     return atomic_write_json(destination / REPORT_FILE, report)
+
+
+def _verdicts(report: RunReport) -> dict[tuple[str, str, str], tuple[str, str | None]]:
+    return {(c.family, c.partition_key, c.task_id): (c.status, c.reason) for c in report.candidates}
+
+
+def report_disagreements(workspace: Workspace, destination: Path) -> list[str]:
+    """Where ``report.json`` disagrees with the candidates' status files (nothing when they agree)."""
+    path = destination / REPORT_FILE
+    if not path.is_file():
+        return [f"{path} is missing"]
+    written = RunReport.model_validate_json(path.read_text(encoding="utf-8"))
+    fresh = build_run_report(workspace, [item.partition_key for item in written.inputs], written.llm_scope)
+    reported, actual = _verdicts(written), _verdicts(fresh)
+    differences = [
+        f"{'/'.join(key)}: report says {reported.get(key)}, stage files say {actual.get(key)}"
+        for key in sorted(reported.keys() | actual.keys())
+        if reported.get(key) != actual.get(key)
+    ]
+    if written.funnel != fresh.funnel:
+        differences.append(f"funnel: report says {written.funnel}, stage files say {fresh.funnel}")
+    return differences

@@ -25,6 +25,7 @@ Medium checks such as ``tamper.harness_hooks`` (writing ``conftest.py``) and
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 from typing import Any, Literal
@@ -55,6 +56,8 @@ class ScanVerdict(BaseModel):
     blocking_severity: SeverityName = "high"
     findings: list[ScanFinding] = Field(default_factory=list)
     scanner_version: str | None = None
+    input_key: str | None = None
+    """The converted trajectory and the gate's settings it was scanned with: unchanged → not scanned again."""
 
     @property
     def allows_downstream(self) -> bool:
@@ -143,8 +146,15 @@ def read_verdict(workspace: Workspace, partition_key: str) -> ScanVerdict | None
 def scan_partition(
     workspace: Workspace, partition_key: str, *, enabled: bool = True, blocking_severity: SeverityName = "high"
 ) -> ScanVerdict:
-    """Scan the partition's converted trajectory and write ``scan/<key>/verdict.json``."""
+    """Scan the partition's converted trajectory and write ``scan/<key>/verdict.json``,
+    unless the same trajectory was already scanned the same way."""
     conversion = read_conversion(workspace, partition_key)
+    scanner = _scanner_version() if enabled and scanner_installed() else None
+    settings = [conversion.content_sha256 if conversion else None, enabled, blocking_severity, scanner]
+    input_key = hashlib.sha256(json.dumps(settings).encode()).hexdigest()
+    previous = read_verdict(workspace, partition_key)
+    if previous is not None and previous.input_key == input_key:
+        return previous
     if conversion is None or conversion.status != "converted":
         verdict = ScanVerdict(
             outcome="not_converted",
@@ -154,5 +164,6 @@ def scan_partition(
     else:
         document = json.loads(trajectory_path(workspace, partition_key).read_text(encoding="utf-8"))
         verdict = scan_trajectory(document, enabled=enabled, blocking_severity=blocking_severity)
+    verdict = verdict.model_copy(update={"input_key": input_key})
     atomic_write_json(workspace.stage_file(STAGE_SCAN, partition_key, VERDICT_FILE), verdict)
     return verdict

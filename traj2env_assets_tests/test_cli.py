@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.cli import main
-from traj2env_assets.config import ConfigError, load_run_config
+from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets_tests.conftest import REAL_FIXTURES
 
 
@@ -24,10 +24,37 @@ def _write_config(tmp_path: Path, source: Path, options: str = "families: [repai
 
 
 def test_comma_string_families_and_overrides(tmp_path: Path) -> None:
-    config = load_run_config(_write_config(tmp_path, tmp_path), ["families=repair,qa", "jobs=2", "scan=false"], "openai/x")
+    config = load_run_config(_write_config(tmp_path, tmp_path), ["families=repair, repair", "jobs=2", "scan=false"], "openai/x")
     options = config.pipeline.options
-    assert options.families == ["repair", "qa"]
+    assert options.families == ["repair"]
     assert (options.jobs, options.scan, options.llm) == (2, False, "openai/x")
+
+
+@pytest.mark.parametrize(
+    ("families", "message"),
+    [("build", "family 'build' is not implemented yet; implemented families: repair"),
+     ("repair,nope", "unknown family 'nope'; implemented families: repair")],
+)
+def test_a_family_that_is_not_implemented_is_an_error_naming_the_implemented_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], families: str, message: str
+) -> None:
+    config = _write_config(tmp_path, tmp_path)
+    with pytest.raises(ConfigError, match=message):
+        load_run_config(config, [f"families={families}"])
+    assert main(["generate", "--config", str(config), "--pipeline-opt", f"families={families}"]) == 2
+    assert message in " ".join(capsys.readouterr().err.split())
+
+
+def test_workspace_root_moves_every_output_path_and_only_those(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("source: {path: logs}\n")
+    monkeypatch.chdir(tmp_path)
+    settings = RunSettings.resolve(load_run_config(config), tmp_path / "elsewhere")
+    root = (tmp_path / "elsewhere").resolve()
+    assert settings.workspace == root
+    assert settings.output.destination == root / "trajectory-tasks"
+    assert settings.options.llm_cache_dir == root / "cache" / "trajectory_to_env" / "llm"
+    assert settings.source.path == tmp_path.resolve() / "logs"
 
 
 def test_unknown_option_names_the_valid_ones(tmp_path: Path) -> None:

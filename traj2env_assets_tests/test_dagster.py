@@ -15,7 +15,8 @@ import pytest
 from traj2env_assets.definitions import build_definitions, defs
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.pools import pool_limits
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.sensors import trajectory_folder_sensor
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
@@ -32,11 +33,12 @@ def _config(tmp_path: Path, source: Path) -> Path:
     return config
 
 
+def _pipeline(tmp_path: Path, source: Path) -> PipelineResource:
+    return PipelineResource.from_files(_config(tmp_path, source), tmp_path / "ws")
+
+
 def _resources(tmp_path: Path, source: Path) -> dict[str, dg.ConfigurableResource]:
-    return {
-        "workspace": WorkspaceResource(root=str(tmp_path / "ws")),
-        "pipeline": PipelineResource(config_path=str(_config(tmp_path, source))),
-    }
+    return {"pipeline": _pipeline(tmp_path, source)}
 
 
 def test_definitions_load() -> None:
@@ -72,9 +74,7 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
     keys = register_sources(workspace, source).new
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, keys)
-    job = build_definitions(**{name: res for name, res in _resources(tmp_path, source).items()}).resolve_job_def(
-        "trajectory_pipeline"
-    )
+    job = build_definitions(_pipeline(tmp_path, source)).resolve_job_def("trajectory_pipeline")
     result = job.execute_in_process(
         instance=instance,
         tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
@@ -87,6 +87,31 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
         ).records[0]
         steps[key] = record.asset_materialization.metadata["steps"].value
     assert sorted(steps.values()) == sorted({10, 18, 142, 167})
+    for asset in ("trajectory_atif", "scan_verdict", "replay_record", "repair_candidates"):
+        ranged = {key: _data_version(instance, asset, key) for key in keys}
+        assert len(set(ranged.values())) == len(keys), f"{asset}: partitions share a data version"
+    # A partition run on its own gets the very version the range run recorded for it.
+    job.execute_in_process(instance=instance, partition_key=keys[1])
+    for asset in ("trajectory_atif", "replay_record", "repair_candidates"):
+        alone = _data_version(instance, asset, keys[1])
+        assert alone == ranged_versions(instance, asset, keys[1], before=1)
+
+
+def _records(instance: dg.DagsterInstance, asset: str, key: str, limit: int) -> list:
+    return instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=limit
+    ).records
+
+
+def _data_version(instance: dg.DagsterInstance, asset: str, key: str) -> str:
+    return _records(instance, asset, key, 1)[0].asset_materialization.tags["dagster/data_version"]
+
+
+def ranged_versions(instance: dg.DagsterInstance, asset: str, key: str, before: int) -> str:
+    """The data version of the partition's latest materialization ``before`` runs ago."""
+    run_ids = list(dict.fromkeys(r.run_id for r in _records(instance, asset, key, 10)))
+    record = next(r for r in _records(instance, asset, key, 10) if r.run_id == run_ids[before])
+    return record.asset_materialization.tags["dagster/data_version"]
 
 
 @pytest.fixture
@@ -121,6 +146,14 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     assert [request.partition_key for request in third.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
     assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
     assert third.run_requests[0].run_key != first.run_requests[0].run_key
+
+
+def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:
+    source, instance, resources = sensor_setup
+    _tick(instance, resources, None)
+    slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+             for pool in pool_limits(resources["pipeline"].options())}
+    assert slots == pool_limits(resources["pipeline"].options())
 
 
 def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
+from traj2env_assets import scan_gate
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.scan_gate import scan_trajectory
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.conftest import REAL_FIXTURES
 
 
@@ -78,3 +85,22 @@ def test_ordinary_real_sessions_pass_the_gate(relative: str) -> None:
     trajectory = convert_source(REAL_FIXTURES / relative).trajectory
     verdict = scan_trajectory(trajectory.model_dump(mode="json", exclude_none=True))
     assert verdict.outcome == "clean", verdict.blocking_ids
+
+
+def test_an_unchanged_trajectory_is_not_scanned_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
+    workspace = Workspace(root=tmp_path / "ws")
+    [key] = register_sources(workspace, source).new
+    convert_partition(workspace, key)
+    first = scan_gate.scan_partition(workspace, key)
+
+    def no_second_scan(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scanned again")
+
+    monkeypatch.setattr(scan_gate, "scan_trajectory", no_second_scan)
+    assert scan_gate.scan_partition(workspace, key) == first
+    monkeypatch.undo()
+    # A different gate setting is a different scan.
+    assert scan_gate.scan_partition(workspace, key, enabled=False).outcome == "disabled"

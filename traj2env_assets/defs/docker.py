@@ -1,8 +1,7 @@
-"""The Docker engine as a Dagster resource, and the ``base_images`` asset.
+"""The Docker engine as a Dagster resource, the ``base_images`` asset, and the Docker ops' retry policy.
 
-Resource key ``docker_engine``. Assets that build images take ``pool=DOCKER_BUILD_POOL``;
-assets that run calibration or trials take ``pool=DOCKER_TRIAL_POOL`` (limits are set
-per deployment: ``dagster instance concurrency set docker_trial 2``).
+Resource key ``docker_engine``. Its engine takes ``platform`` and ``container_memory``
+from the run's options (the ``pipeline`` resource); the other fields tune the engine.
 
 dagster-docker is not used for this work: its ``PipesDockerClient`` has no timeout and
 never removes the container, ``execute_docker_container`` names containers per step so
@@ -16,46 +15,55 @@ from __future__ import annotations
 
 import dagster as dg
 
-from traj2env_assets.config import PipelineOptions
+from traj2env_assets.defs.materialize import Metadata
+
+from traj2env_assets.defs.pools import DOCKER_BUILD_POOL
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, BaseImageOutcome
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.errors import is_transient_engine_error
 from traj2env_assets.docker_engine.trial import MatrixResult
 
-DOCKER_BUILD_POOL = "docker_build"
-DOCKER_TRIAL_POOL = "docker_trial"
+# A transient engine error (unreachable, 5xx) retries the candidate's step after 5 s,
+# then 10 s; anything else fails it at once (see ``permanent_unless_transient``).
+DOCKER_RETRY = dg.RetryPolicy(max_retries=2, delay=5, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS)
 
 
 class DockerEngineResource(dg.ConfigurableResource):
-    """The pipeline's Docker options; ``engine()`` gives the dagster-free core object."""
-
-    platform: str = "linux/amd64"
-    container_memory: str = "4g"
+    pipeline: PipelineResource
     trial_cpus: float = 1.0
     pids_limit: int = 512
     build_timeout_s: float = 900
     agent_timeout_s: float = 600
     verifier_timeout_s: float = 600
     debian_mirror: str = DEBIAN_MIRROR
-
-    @classmethod
-    def from_options(cls, options: PipelineOptions) -> DockerEngineResource:
-        return cls(platform=options.platform, container_memory=options.container_memory)
+    container_labels: dict[str, str] = {}
 
     def engine(self) -> DockerEngine:
+        options = self.pipeline.options()
         return DockerEngine(
-            platform=self.platform,
-            container_memory=self.container_memory,
+            platform=options.platform,
+            container_memory=options.container_memory,
             trial_cpus=self.trial_cpus,
             pids_limit=self.pids_limit,
             build_timeout_s=self.build_timeout_s,
             agent_timeout_s=self.agent_timeout_s,
             verifier_timeout_s=self.verifier_timeout_s,
             debian_mirror=self.debian_mirror,
+            container_labels=self.container_labels,
         )
 
 
-def matrix_metadata(matrix: MatrixResult) -> dict[str, dg.RawMetadataValue]:
-    """Metadata for an asset that ran a trial matrix: one reward per control (-1 when the
+def permanent_unless_transient(error: Exception) -> Exception:
+    """The exception to raise from a Docker op: transient errors as they are (the retry
+    policy retries them), anything else as a failure that is not retried."""
+    if is_transient_engine_error(error):
+        return error
+    return dg.Failure(description=f"{type(error).__name__}: {error}", allow_retries=False)
+
+
+def matrix_metadata(matrix: MatrixResult) -> Metadata:
+    """Metadata for a step that ran a trial matrix: one reward per control (-1 when the
     verifier produced none) and a table."""
     rows = "\n".join(
         f"| {r.control} | {r.expected_reward:g} | {r.reward} | {'yes' if r.passed else 'NO'} | "

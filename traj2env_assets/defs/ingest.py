@@ -1,15 +1,19 @@
 """Stages 1 and 2: conversion to ATIF and the atif-scan gate."""
 
 
+from collections.abc import Iterator
+
 import dagster as dg
 
+from traj2env_assets.defs.materialize import Metadata, PartitionFigures, data_version_of, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
-from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, trajectory_path
+from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
 from traj2env_assets.scan_gate import scan_partition
 
 # Cheap stages run a whole batch of partitions in one run (dagster.md §1.7); metadata
-# is attached per partition so a range run still shows each trajectory's own figures.
+# and data versions are recorded per partition so a range run still shows each
+# trajectory's own figures.
 CHEAP_STAGE_POLICY = dg.BackfillPolicy.single_run()
 
 
@@ -19,31 +23,33 @@ CHEAP_STAGE_POLICY = dg.BackfillPolicy.single_run()
     kinds={"python"},
     backfill_policy=CHEAP_STAGE_POLICY,
     code_version=CONVERTER_VERSION,
+    dagster_type=dg.Nothing,
     description="The source log converted to a validated ATIF-v1.7 trajectory (or a skip reason).",
 )
 def trajectory_atif(
-    context: dg.AssetExecutionContext, workspace: WorkspaceResource, pipeline: PipelineResource
-) -> None:
-    ws = workspace.workspace()
-    forced = pipeline.run_config().source.format
+    context: dg.AssetExecutionContext, pipeline: PipelineResource
+) -> Iterator[dg.Output | dg.AssetMaterialization]:
+    workspace = pipeline.workspace()
+    forced = pipeline.settings().source.format
+    figures = {}
     for key in context.partition_keys:
-        record = convert_partition(ws, key, forced)
-        context.add_asset_metadata(
-            {
-                "path": dg.MetadataValue.path(str(trajectory_path(ws, key))),
-                "format": record.format or "unknown",
-                "status": record.status,
-                "reason": record.reason or "",
-                "detail": record.detail or "",
-                "steps": record.steps,
-                "tool_calls": record.tool_calls,
-                "skipped_lines": record.skipped_lines,
-                "duplicate_tool_calls": record.duplicate_tool_calls,
-                "content_sha256": record.content_sha256[:16],
-                "cached": record.cached,
-            },
-            partition_key=key,
-        )
+        record = convert_partition(workspace, key, forced)
+        metadata: Metadata = {
+            "path": dg.MetadataValue.path(str(trajectory_path(workspace, key))),
+            "format": record.format or "unknown",
+            "status": record.status,
+            "reason": record.reason or "",
+            "detail": record.detail or "",
+            "steps": record.steps,
+            "tool_calls": record.tool_calls,
+            "skipped_lines": record.skipped_lines,
+            "duplicate_tool_calls": record.duplicate_tool_calls,
+            "content_sha256": record.content_sha256[:16],
+            "cached": record.cached,
+        }
+        version = data_version_of([record.content_sha256, record.converter_version, forced])
+        figures[key] = PartitionFigures(metadata=metadata, data_version=version)
+    yield from partition_outputs(context.asset_key, figures)
 
 
 @dg.asset(
@@ -52,22 +58,26 @@ def trajectory_atif(
     kinds={"python"},
     deps=[trajectory_atif],
     backfill_policy=CHEAP_STAGE_POLICY,
+    dagster_type=dg.Nothing,
     description="The atif-scan gate verdict: clean, blocked, disabled, scanner_absent, scan_error.",
 )
 def scan_verdict(
-    context: dg.AssetExecutionContext, workspace: WorkspaceResource, pipeline: PipelineResource
-) -> None:
-    ws = workspace.workspace()
+    context: dg.AssetExecutionContext, pipeline: PipelineResource
+) -> Iterator[dg.Output | dg.AssetMaterialization]:
+    workspace = pipeline.workspace()
     enabled = pipeline.options().scan
+    figures = {}
     for key in context.partition_keys:
-        verdict = scan_partition(ws, key, enabled=enabled)
-        context.add_asset_metadata(
-            {
-                "outcome": verdict.outcome,
-                "blocking_findings": ", ".join(verdict.blocking_ids) or "none",
-                "findings": dg.MetadataValue.md(
-                    "\n".join(f"- `{f.id}` ({f.severity})" for f in verdict.findings) or "none"
-                ),
-            },
-            partition_key=key,
-        )
+        verdict = scan_partition(workspace, key, enabled=enabled)
+        metadata: Metadata = {
+            "outcome": verdict.outcome,
+            "blocking_findings": ", ".join(verdict.blocking_ids) or "none",
+            "findings": dg.MetadataValue.md(
+                "\n".join(f"- `{f.id}` ({f.severity})" for f in verdict.findings) or "none"
+            ),
+        }
+        conversion = read_conversion(workspace, key)
+        scanned = conversion.content_sha256 if conversion else None
+        version = data_version_of([scanned, verdict.model_dump(mode="json")])
+        figures[key] = PartitionFigures(metadata=metadata, data_version=version)
+    yield from partition_outputs(context.asset_key, figures)

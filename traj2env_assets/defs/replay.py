@@ -1,17 +1,19 @@
 """Stage 3: replay every file change over a virtual filesystem (see traj2env_assets.replay)."""
 
-import hashlib
+
+from collections.abc import Iterator
 
 import dagster as dg
 
+from traj2env_assets.defs.materialize import Metadata, PartitionFigures, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import WorkspaceResource
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
 
 _FIGURES = ("files_rebuilt", "files_lost", "edits_applied", "edits_failed", "unsafe_paths", "commands")
 
 
-def _metadata(result: ReplayStageResult) -> dict[str, object]:
+def _metadata(result: ReplayStageResult) -> Metadata:
     figures = result.fidelity.model_dump() if result.fidelity else {}
     table = "| figure | value |\n|---|---|\n" + "\n".join(f"| {name} | {figures.get(name, 0)} |" for name in _FIGURES)
     return {
@@ -31,14 +33,15 @@ def _metadata(result: ReplayStageResult) -> dict[str, object]:
     kinds={"python"},
     backfill_policy=dg.BackfillPolicy.single_run(),
     code_version=REPLAY_CODE_VERSION,
+    dagster_type=dg.Nothing,
     description="The session's files rebuilt before every shell command, with fidelity figures.",
 )
-def replay_record(context: dg.AssetExecutionContext, workspace: WorkspaceResource) -> dg.MaterializeResult:
-    ws = workspace.workspace()
-    versions = []
+def replay_record(
+    context: dg.AssetExecutionContext, pipeline: PipelineResource
+) -> Iterator[dg.Output | dg.AssetMaterialization]:
+    workspace = pipeline.workspace()
+    figures = {}
     for key in context.partition_keys:
-        result = replay_partition(ws, key)
-        context.add_asset_metadata(_metadata(result), partition_key=key)
-        versions.append(result.data_version)
-    combined = hashlib.sha256("".join(versions).encode()).hexdigest()[:16]
-    return dg.MaterializeResult(data_version=dg.DataVersion(combined))
+        result = replay_partition(workspace, key)
+        figures[key] = PartitionFigures(metadata=_metadata(result), data_version=result.data_version)
+    yield from partition_outputs(context.asset_key, figures)

@@ -1,45 +1,58 @@
-"""Resources shared by every stage's assets."""
+"""The ``pipeline`` resource: the run's validated settings, shared by every stage's assets."""
 
 from __future__ import annotations
 
-import json
+from functools import lru_cache
 from pathlib import Path
 
 import dagster as dg
+from pydantic import field_validator
 
-from traj2env_assets.config import PipelineOptions, RunConfigFile, load_run_config
+from traj2env_assets.config import PipelineOptions, RunConfigFile, RunSettings, load_run_config
+from traj2env_assets.families.contract import Family
+from traj2env_assets.families.registry import selected_families
 from traj2env_assets.workspace import Workspace
 
 
-class WorkspaceResource(dg.ConfigurableResource):
-    """The workspace root that every stage writes ``<stage>/<partition key>/...`` under."""
-
-    root: str = "workspace"
-
-    def workspace(self) -> Workspace:
-        return Workspace(root=Path(self.root).resolve())
+@lru_cache(maxsize=16)
+def _parse(settings_json: str) -> RunSettings:
+    return RunSettings.model_validate_json(settings_json)
 
 
 class PipelineResource(dg.ConfigurableResource):
-    """The run configuration: the seed-shaped YAML file plus ``--pipeline-opt`` overrides.
+    """The run configuration (seed-shaped YAML plus ``--pipeline-opt`` overrides) with every
+    path resolved, as JSON: validated when the resource is made, parsed once per process.
 
-    ``options_json`` holds the overrides as JSON so one resource value carries the
-    whole configuration into sensors, the UI and CLI-driven runs alike.
+    One value carries the whole configuration into sensors, the UI and CLI runs alike.
     """
 
-    config_path: str | None = None
-    options_json: str = "{}"
+    settings_json: str
 
-    def run_config(self) -> RunConfigFile:
-        if self.config_path and Path(self.config_path).is_file():
-            config = load_run_config(Path(self.config_path))
-        else:
-            config = RunConfigFile()
-        overrides = json.loads(self.options_json or "{}")
-        if overrides:
-            merged = {**config.pipeline.options.model_dump(), **overrides}
-            config.pipeline.options = PipelineOptions.model_validate(merged)
-        return config
+    @field_validator("settings_json")
+    @classmethod
+    def _valid(cls, value: str) -> str:
+        _parse(value)
+        return value
+
+    @classmethod
+    def from_settings(cls, settings: RunSettings) -> PipelineResource:
+        return cls(settings_json=settings.model_dump_json())
+
+    @classmethod
+    def from_files(cls, config_path: Path, workspace_root: Path) -> PipelineResource:
+        """The UI's and sensor's configuration; a missing file means the defaults."""
+        config = load_run_config(config_path) if config_path.is_file() else RunConfigFile()
+        return cls.from_settings(RunSettings.resolve(config, workspace_root))
+
+    def settings(self) -> RunSettings:
+        return _parse(self.settings_json)
 
     def options(self) -> PipelineOptions:
-        return self.run_config().pipeline.options
+        return self.settings().options
+
+    def workspace(self) -> Workspace:
+        return Workspace(root=self.settings().workspace)
+
+    def families(self) -> list[Family]:
+        """The registered families the run selected."""
+        return selected_families(self.options().families)

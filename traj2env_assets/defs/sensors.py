@@ -6,7 +6,8 @@ import json
 import dagster as dg
 
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.pools import apply_pool_limits
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.sources import load_registry, register_sources
 
 # Every stage partitioned by trajectory (the report and the base images are not).
@@ -20,16 +21,15 @@ PER_TRAJECTORY_ASSETS = dg.AssetSelection.all().materializable() - dg.AssetSelec
     target=PER_TRAJECTORY_ASSETS,
     description="Watches the source folder (recursively) for ATIF .json and agent-log .jsonl files.",
 )
-def trajectory_folder_sensor(
-    context: dg.SensorEvaluationContext, workspace: WorkspaceResource, pipeline: PipelineResource
-) -> dg.SensorResult:
+def trajectory_folder_sensor(context: dg.SensorEvaluationContext, pipeline: PipelineResource) -> dg.SensorResult:
     # The cursor maps each partition key to the content hash last launched, so a file
     # is launched once per content: unchanged files never again, changed files once more.
     launched: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
-    config = pipeline.run_config()
-    ws = workspace.workspace()
-    registration = register_sources(ws, config.source.path, config.source.format)
-    registry = load_registry(ws)
+    settings = pipeline.settings()
+    workspace = pipeline.workspace()
+    apply_pool_limits(context.instance, settings.options)
+    registration = register_sources(workspace, settings.source.path, settings.source.format, settings.options.limit)
+    registry = load_registry(workspace)
     known = set(trajectories.get_partition_keys(dynamic_partitions_store=context.instance))
     new_keys = [key for key in registry.sources if key not in known]
     run_requests = []

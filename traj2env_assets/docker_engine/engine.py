@@ -36,7 +36,7 @@ from traj2env_assets.docker_engine.base_images import (
 )
 from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
-from traj2env_assets.docker_engine.image_build import BuiltImage, build_image
+from traj2env_assets.docker_engine.image_build import BuiltImage, build_image, find_image
 from traj2env_assets.docker_engine.prune import PruneReport, prune
 from traj2env_assets.docker_engine.sandbox import ContainerLimits
 from traj2env_assets.docker_engine.trial import (
@@ -82,11 +82,16 @@ class DockerEngine(BaseModel):
             lock_dir=self.lock_dir,
         )
 
+    def find(self, context_dir: Path) -> BuiltImage | None:
+        """The image ``build`` would return, if it exists already; never builds."""
+        return find_image(self.client, context_dir, platform=self.platform)
+
+    def limits(self) -> ContainerLimits:
+        return ContainerLimits(memory=self.container_memory, cpus=self.trial_cpus, pids=self.pids_limit)
+
     def trial_settings(self) -> TrialSettings:
         return TrialSettings(
-            limits=ContainerLimits(
-                memory=self.container_memory, cpus=self.trial_cpus, pids=self.pids_limit
-            ),
+            limits=self.limits(),
             agent_timeout_s=self.agent_timeout_s,
             verifier_timeout_s=self.verifier_timeout_s,
             labels=self.container_labels,

@@ -75,6 +75,26 @@ def context_hash(client: docker.DockerClient, context_dir: Path, platform: str) 
     return digest.hexdigest()
 
 
+def find_image(client: docker.DockerClient, context_dir: Path, *, platform: str = "linux/amd64") -> BuiltImage | None:
+    """The image of ``context_dir`` if it already exists, without building anything."""
+    started = time.monotonic()
+    resolved = resolve_platform(client, platform)
+    content = context_hash(client, context_dir, resolved)
+    tag = _tag(content)
+    try:
+        image_id = client.images.get(tag).id
+    except ImageNotFound:
+        return None
+    return BuiltImage(
+        tag=tag, image_id=image_id, content_hash=content, platform=resolved, built=False,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def _tag(content: str) -> str:
+    return f"{IMAGE_REPOSITORY}:{content[:32]}"
+
+
 def build_image(
     client: docker.DockerClient,
     context_dir: Path,
@@ -87,7 +107,7 @@ def build_image(
     started = time.monotonic()
     resolved = resolve_platform(client, platform)
     content = context_hash(client, context_dir, resolved)
-    tag = f"{IMAGE_REPOSITORY}:{content[:32]}"
+    tag = _tag(content)
     lock_root = lock_dir or Path(tempfile.gettempdir()) / "traj2env-build-locks"
     lock_root.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock_root / f"{content[:32]}.lock")):

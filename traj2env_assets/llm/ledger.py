@@ -17,9 +17,10 @@ afterwards ``record`` adds its cost. A call admitted while the spend was below t
 may finish after others have pushed it over, so the overshoot is bounded by the calls
 in flight when the cap is crossed: at most ``jobs`` calls, each at most
 ``max_llm_tokens`` of output. "At most ``jobs`` in flight" across all runs of a
-backfill is Dagster's to enforce: every model-calling asset is in the ``llm`` pool,
-which has ``jobs`` slots (``traj2env_assets.defs.llm``). A reservation of the worst-case cost would remove the
-overshoot but would stop the run far below its cap (32,000 output tokens per call).
+backfill is Dagster's to enforce: the proposal asset is in the ``llm`` pool, which has
+one slot, and makes at most ``jobs`` calls at once (``traj2env_assets.defs.pools``).
+A reservation of the worst-case cost would remove the overshoot but would stop the
+run far below its cap (32,000 output tokens per call).
 """
 
 from __future__ import annotations

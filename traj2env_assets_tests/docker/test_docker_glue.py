@@ -5,20 +5,26 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import dagster as dg
 import pytest
 
-from traj2env_assets.config import PipelineOptions
+from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.docker import DockerEngineResource, base_images, matrix_metadata
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 
 
-def test_resource_takes_platform_and_memory_from_pipeline_options() -> None:
-    options = PipelineOptions(platform="native", container_memory="2g")
-    engine = DockerEngineResource.from_options(options).engine()
+def _pipeline(tmp_path: Path, **options: str) -> PipelineResource:
+    config = RunConfigFile.model_validate({"pipeline": {"options": options}})
+    return PipelineResource.from_settings(RunSettings.resolve(config, tmp_path))
+
+
+def test_resource_takes_platform_and_memory_from_pipeline_options(tmp_path: Path) -> None:
+    engine = DockerEngineResource(pipeline=_pipeline(tmp_path, platform="native", container_memory="2g")).engine()
     assert (engine.platform, engine.container_memory) == ("native", "2g")
     assert engine.trial_settings().limits.memory == "2g"
 
@@ -31,8 +37,9 @@ def test_docker_commands_register_bases_and_prune() -> None:
 
 
 @pytest.mark.docker
-def test_base_images_asset_reports_what_it_found(engine: DockerEngine) -> None:
-    result = dg.materialize([base_images], resources={"docker_engine": DockerEngineResource()})
+def test_base_images_asset_reports_what_it_found(engine: DockerEngine, tmp_path: Path) -> None:
+    resources = {"docker_engine": DockerEngineResource(pipeline=_pipeline(tmp_path))}
+    result = dg.materialize([base_images], resources=resources)
     assert result.success
     metadata = result.asset_materializations_for_node("base_images")[0].metadata
     assert metadata["found"].value == ["python:3.13-slim", "node:20-slim"]

@@ -33,9 +33,10 @@ def test_samples_give_the_documented_outcome(sample_record, fmt: str, scenario: 
     candidates = mine_repair_candidates(record, "key")
     assert len(candidates) == 1
     status, reason, fixed = EXPECTED[scenario]
-    candidate = candidates[0]
-    assert (candidate.status, candidate.reason) == (status, reason)
-    assert sorted([*candidate.fixed_files, *candidate.deleted_files]) == fixed
+    mined = candidates[0]
+    assert ("dropped" if mined.drop else "candidate", mined.drop and mined.drop.reason) == (status, reason)
+    assert sorted([*mined.candidate.fixed_files, *mined.candidate.deleted_files]) == fixed
+    assert mined.facts["fixed_paths"] == fixed
 
 
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
@@ -45,14 +46,14 @@ def test_all_pass_session_has_no_candidate(sample_record, fmt: str) -> None:
 
 def test_same_fix_in_every_format_gets_the_same_fix_hash(sample_record) -> None:
     hashes = {
-        mine_repair_candidates(sample_record(f"{fmt}/python-pytest-fix{ext}"), "key")[0].fix_hash
+        mine_repair_candidates(sample_record(f"{fmt}/python-pytest-fix{ext}"), "key")[0].candidate.fix_hash
         for fmt, ext in FORMATS.items()
     }
     assert len(hashes) == 1
 
 
 def test_candidate_carries_the_failing_state_and_ids(sample_record) -> None:
-    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "claude-code-s1")[0]
+    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "claude-code-s1")[0].candidate
     assert candidate.failing_ids == [
         "tests/test_intervals.py::test_touching_intervals_merge",
         "tests/test_intervals.py::test_chain_of_touching_intervals_merges_into_one",
@@ -64,11 +65,11 @@ def test_candidate_carries_the_failing_state_and_ids(sample_record) -> None:
 
 
 def test_unittest_and_node_ids_map_to_verifier_ids(sample_record) -> None:
-    unittest = mine_repair_candidates(sample_record("pi/python-unittest-fix.jsonl"), "k")[0]
+    unittest = mine_repair_candidates(sample_record("pi/python-unittest-fix.jsonl"), "k")[0].candidate
     spec = repair_task_spec(unittest, source_trace="k", source_model=None, org="local")
     assert spec.tests.runner == "pytest"
     assert spec.tests.tracked_test_ids == ["tests/test_slugify.py::SlugifyTest::test_runs_of_punctuation_collapse"]
-    node = mine_repair_candidates(sample_record("codex/node-npm-test-fix.jsonl"), "k")[0]
+    node = mine_repair_candidates(sample_record("codex/node-npm-test-fix.jsonl"), "k")[0].candidate
     spec = repair_task_spec(node, source_trace="k", source_model=None, org="local")
     assert (spec.tests.runner, spec.base_image) == ("node", "node")
     assert spec.tests.tracked_test_ids == [
@@ -80,15 +81,15 @@ def test_unittest_and_node_ids_map_to_verifier_ids(sample_record) -> None:
 def test_real_pi_mono_check_is_found_and_dropped_for_its_dependencies(tmp_path: Path) -> None:
     record = record_for(REAL_FIXTURES / "pi-mono" / "before-compaction.jsonl", tmp_path / "r")
     candidates = mine_repair_candidates(record, "pi-mono")
-    assert [c.check.script for c in candidates] == ["check", "check", "check"]
-    assert [c.reason for c in candidates] == [None, None, "fix_files_lost"]
-    assert "packages/coding-agent/src/session-manager.ts" in candidates[2].detail
+    assert [c.candidate.check.script for c in candidates] == ["check", "check", "check"]
+    assert [c.drop and c.drop.reason for c in candidates] == [None, None, "fix_files_lost"]
+    assert "packages/coding-agent/src/session-manager.ts" in candidates[2].drop.detail
     with pytest.raises(DependenciesNotInstallable, match="package.json"):
-        repair_task_spec(candidates[0], source_trace="pi-mono", source_model=None, org="local")
+        repair_task_spec(candidates[0].candidate, source_trace="pi-mono", source_model=None, org="local")
 
 
 def test_check_without_tracked_ids_is_not_verifiable(sample_record) -> None:
-    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "k")[0]
+    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "k")[0].candidate
     with pytest.raises(UnverifiableCheck):
         repair_task_spec(candidate.model_copy(update={"failing_ids": []}), source_trace="k", source_model=None, org="local")
 

@@ -83,8 +83,8 @@ def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(run: dict) -
         c["task_id"] for c in run["first"]["candidates"] if c["kept"]
     ]
     workspace = run["root"] / "workspace"
-    progress = [json.loads(p.read_text()) for p in workspace.rglob("progress.json")]
-    assert [p["image_built"] for p in progress if p.get("image")] == [False] * 12
+    statuses = [json.loads(p.read_text()) for p in workspace.rglob("status.json")]
+    assert [s["image"]["built"] for s in statuses if s.get("image")] == [False] * 12
     assert {p: p.stat().st_mtime_ns for p in workspace.rglob("trials.json")} == run["trial_files"]
 
 

@@ -71,9 +71,9 @@ def _bash(uuid: str, command: str, output: str = "") -> list[dict]:
 
 def test_edits_and_reads_between_runs_make_a_candidate(tmp_path: Path) -> None:
     record = record_for(_session(tmp_path, [*_bash("x", "cat calc.py"), *_edit("1", "a - b", "a + b")]), tmp_path / "r")
-    [candidate] = mine_repair_candidates(record, "k")
-    assert candidate.status == "candidate"
-    assert candidate.fixed_files == {"calc.py": "def add(a, b):\n    return a + b\n"}
+    [mined] = mine_repair_candidates(record, "k")
+    assert mined.drop is None
+    assert mined.candidate.fixed_files == {"calc.py": "def add(a, b):\n    return a + b\n"}
 
 
 def test_an_install_between_runs_ends_the_window(tmp_path: Path) -> None:
@@ -82,21 +82,21 @@ def test_an_install_between_runs_ends_the_window(tmp_path: Path) -> None:
 
 
 def test_a_pass_without_changes_is_dropped(tmp_path: Path) -> None:
-    [candidate] = mine_repair_candidates(record_for(_session(tmp_path, []), tmp_path / "r"), "k")
-    assert candidate.reason == "no_file_changes"
+    [mined] = mine_repair_candidates(record_for(_session(tmp_path, []), tmp_path / "r"), "k")
+    assert mined.drop.reason == "no_file_changes"
 
 
 def test_a_file_changed_by_sed_is_lost_and_the_fix_is_dropped(tmp_path: Path) -> None:
     between = _bash("x", "sed -i 's/a - b/a + b/' calc.py")
-    [candidate] = mine_repair_candidates(record_for(_session(tmp_path, between), tmp_path / "r"), "k")
-    assert candidate.reason == "fix_files_lost"
-    assert "calc.py" in candidate.detail
+    [mined] = mine_repair_candidates(record_for(_session(tmp_path, between), tmp_path / "r"), "k")
+    assert mined.drop.reason == "fix_files_lost"
+    assert "calc.py" in mined.drop.detail
 
 
 def test_instruction_shows_the_failure_without_the_fix_or_tool_wrapper(tmp_path: Path) -> None:
     record = record_for(_session(tmp_path, _edit("1", "a - b", "a + b")), tmp_path / "r")
-    [candidate] = mine_repair_candidates(record, "k")
-    text = repair_instruction(candidate)
+    [mined] = mine_repair_candidates(record, "k")
+    text = repair_instruction(mined.candidate)
     assert "`python -m pytest -q`" in text
     assert "FAILED tests/test_calc.py::test_add" in text
     assert "a + b" not in text

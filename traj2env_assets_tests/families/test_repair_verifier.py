@@ -32,7 +32,7 @@ class SubmitFiles(Control):
 
 def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -> None:
     record = record_for(EXAMPLES / "claude-code" / "python-pytest-fix.jsonl", tmp_path / "record")
-    candidate = mine_repair_candidates(record, "verifier-test")[0]
+    candidate = mine_repair_candidates(record, "verifier-test")[0].candidate
     spec = repair_task_spec(candidate, source_trace="verifier-test", source_model=None, org="local")
     assert (spec.tests.reward, spec.tests.run_targets) == ("check", ["."])
     task = write_task(spec, tmp_path / "dataset")

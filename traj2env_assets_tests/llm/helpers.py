@@ -33,7 +33,6 @@ def settings_for(
     num_retries: int = 1,
 ) -> LlmSettings:
     options = PipelineOptions(
-        families=["build"],
         llm=model,
         llm_cache_dir=root / "cache",
         max_llm_spend_usd=max_spend_usd,

@@ -7,29 +7,24 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from traj2env_assets.config import PipelineOptions
-from traj2env_assets.defs.llm import (
-    BACKFILL_TAG,
-    LLM_POOL,
-    SPEND_SCOPE_TAG,
-    LlmResource,
-    limit_llm_pool,
-    llm_usage_metadata,
-)
-from traj2env_assets.defs.resources import WorkspaceResource
+from traj2env_assets.config import PipelineOptions, RunConfigFile, RunSettings
+from traj2env_assets.defs.llm import BACKFILL_TAG, SPEND_SCOPE_TAG, LlmResource, llm_usage_metadata
+from traj2env_assets.defs.pools import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL, LLM_POOL, apply_pool_limits
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.outcome import LlmConfigurationError
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, TitleProposal
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL, title_prompt
 
 
+def _pipeline(root: Path, options: PipelineOptions) -> PipelineResource:
+    config = RunConfigFile.model_validate({"pipeline": {"options": options.model_dump()}})
+    return PipelineResource.from_settings(RunSettings.resolve(config, root))
+
+
 def _llm_on_fake_provider(root: Path, provider: FakeProvider) -> LlmResource:
-    return LlmResource(
-        workspace=WorkspaceResource(root=str(root)),
-        llm=PRICED_MODEL,
-        llm_cache_dir=str(root / "cache"),
-        api_base=provider.api_base,
-    )
+    options = PipelineOptions(llm=PRICED_MODEL, llm_cache_dir=Path("cache"))
+    return LlmResource(pipeline=_pipeline(root, options), api_base=provider.api_base)
 
 
 @dg.asset(pool=LLM_POOL)
@@ -47,7 +42,7 @@ def test_resource_takes_the_pipeline_options(tmp_path: Path) -> None:
         max_llm_spend_usd=0,
     )
 
-    resource = LlmResource.from_options(options, WorkspaceResource(root=str(tmp_path)))
+    resource = LlmResource(pipeline=_pipeline(tmp_path, options))
     client = resource.client("generate-1")
 
     assert (client.settings.model, client.settings.max_tokens, client.reasoning_effort) == (
@@ -55,7 +50,9 @@ def test_resource_takes_the_pipeline_options(tmp_path: Path) -> None:
         9000,
         "low",
     )
-    assert client.settings.cache_dir == options.llm_cache_dir and client.settings.max_spend_usd == 0
+    # The cache lives under the workspace root, like every output.
+    assert client.settings.cache_dir == tmp_path.resolve() / "cache" / "trajectory_to_env" / "llm"
+    assert client.settings.max_spend_usd == 0
     assert client.ledger.path == tmp_path.resolve() / "llm_ledger" / "generate-1.json"
     assert client.ledger.jobs == 2
 
@@ -70,7 +67,7 @@ def test_resource_module_loads_without_importing_litellm() -> None:
 
 
 def test_resource_without_a_model_fails_with_a_clear_message(tmp_path: Path) -> None:
-    resource = LlmResource(workspace=WorkspaceResource(root=str(tmp_path)))
+    resource = LlmResource(pipeline=_pipeline(tmp_path, PipelineOptions()))
 
     with pytest.raises(LlmConfigurationError, match="--llm"):
         resource.client("run-1")
@@ -112,8 +109,11 @@ def test_fake_provider_runs_with_one_scope_tag_share_a_ledger(
     assert (usage.calls, usage.cache_hits) == (1, 1)
 
 
-def test_llm_pool_gets_jobs_slots(tmp_path: Path) -> None:
+def test_pools_get_their_limits_from_jobs(tmp_path: Path) -> None:
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
-        limit_llm_pool(instance, jobs=3)
+        apply_pool_limits(instance, PipelineOptions(jobs=3))
 
-        assert instance.event_log_storage.get_concurrency_info(LLM_POOL).slot_count == 3
+        slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+                 for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL, LLM_POOL)}
+        # One proposal step at a time, each with `jobs` calls in flight: at most `jobs` calls.
+        assert slots == {DOCKER_BUILD_POOL: 3, DOCKER_TRIAL_POOL: 1, LLM_POOL: 1}

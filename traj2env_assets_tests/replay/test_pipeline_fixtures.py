@@ -10,7 +10,7 @@ import dagster as dg
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.resources import PipelineResource, WorkspaceResource
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
 from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
@@ -34,10 +34,7 @@ def test_every_real_fixture_gets_a_replay_outcome_and_fidelity_in_the_report(tmp
     job = dg.Definitions(
         assets=[trajectory_atif, scan_verdict, replay_record],
         jobs=[dg.define_asset_job("replay_job")],
-        resources={
-            "workspace": WorkspaceResource(root=str(workspace.root)),
-            "pipeline": PipelineResource(config_path=str(config)),
-        },
+        resources={"pipeline": PipelineResource.from_files(config, workspace.root)},
     ).resolve_job_def("replay_job")
     result = job.execute_in_process(
         instance=instance,

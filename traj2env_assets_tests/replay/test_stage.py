@@ -10,7 +10,8 @@ import pytest
 
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.resources import WorkspaceResource
+from traj2env_assets.config import RunConfigFile, RunSettings
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
 from traj2env_assets.scan_gate import ScanVerdict
 from traj2env_assets.workspace import Workspace, atomic_write_json
@@ -94,7 +95,7 @@ def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_pa
     _stage_inputs(tmp_path / "ws")
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, [KEY])
-    resources = {"workspace": WorkspaceResource(root=str(tmp_path / "ws"))}
+    resources = {"pipeline": PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path / "ws"))}
     assets = [replay_record, dg.AssetSpec("scan_verdict", partitions_def=trajectories)]
     result = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
     assert result.success

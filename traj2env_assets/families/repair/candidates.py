@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from traj2env_assets.checks import CheckCommand, parse_check_result, recognise_check
+from traj2env_assets.families.contract import Drop, MinedCandidate
 from traj2env_assets.families.repair.check_config import config_changes
 from traj2env_assets.replay import ReplayRecord, ShellCommand
 from traj2env_assets.sources import safe_key
@@ -35,9 +36,6 @@ class RepairCandidate(BaseModel):
 
     task_id: str
     partition_key: str
-    status: Literal["candidate", "dropped"] = "candidate"
-    reason: str | None = None
-    detail: str | None = None
     check: CheckCommand
     cwd: str = ""
     """The check's directory relative to the project root."""
@@ -58,8 +56,22 @@ class RepairCandidate(BaseModel):
     """Files lost at the failing run (absent from the environment)."""
     config_paths: list[str] = Field(default_factory=list)
 
-    def dropped(self, reason: str, detail: str) -> RepairCandidate:
-        return self.model_copy(update={"status": "dropped", "reason": reason, "detail": detail})
+
+MinedRepair = MinedCandidate[RepairCandidate]
+
+
+def _mined(candidate: RepairCandidate, reason: CandidateReason | None = None, detail: str = "") -> MinedRepair:
+    return MinedRepair(
+        task_id=candidate.task_id,
+        candidate=candidate,
+        drop=Drop(reason=reason, detail=detail) if reason else None,
+        facts={
+            "check": candidate.check.command.strip(),
+            "tool": candidate.check.tool,
+            "failing_ids": candidate.failing_ids,
+            "fixed_paths": sorted([*candidate.fixed_files, *candidate.deleted_files]),
+        },
+    )
 
 
 def _fix_hash(fixed: dict[str, str], deleted: list[str]) -> str:
@@ -88,7 +100,7 @@ def _recognised(record: ReplayRecord, command: ShellCommand) -> CheckCommand | N
 
 def _candidate(
     record: ReplayRecord, partition_key: str, check: CheckCommand, fail: ShellCommand, passed: ShellCommand
-) -> RepairCandidate:
+) -> MinedRepair:
     before = record.files_before(fail.command_index)
     after = record.files_before(passed.command_index)
     lost_at_fail = record.lost_before(fail.command_index)
@@ -116,21 +128,23 @@ def _candidate(
     )
     newly_lost = sorted(lost_at_pass - lost_at_fail)
     if newly_lost:
-        return candidate.dropped("fix_files_lost", f"changed but not known in full: {', '.join(newly_lost)}")
+        return _mined(candidate, "fix_files_lost", f"changed but not known in full: {', '.join(newly_lost)}")
     if not fixed and not deleted:
-        return candidate.dropped("no_file_changes", "no project file changed between the failing and the passing run")
+        return _mined(candidate, "no_file_changes", "no project file changed between the failing and the passing run")
     offending = config_changes(check, before, sorted([*fixed, *deleted]), after)
     if offending:
-        return candidate.model_copy(update={"config_paths": offending}).dropped(
-            "fix_changes_check_config", f"the fix edits {', '.join(offending)}"
+        return _mined(
+            candidate.model_copy(update={"config_paths": offending}),
+            "fix_changes_check_config",
+            f"the fix edits {', '.join(offending)}",
         )
-    return candidate
+    return _mined(candidate)
 
 
-def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[RepairCandidate]:
+def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[MinedRepair]:
     """Every fail→pass pair of one check in the record, kept or dropped with a reason."""
     pending: dict[str, tuple[CheckCommand, ShellCommand]] = {}
-    candidates: list[RepairCandidate] = []
+    candidates: list[MinedRepair] = []
     seen_fixes: set[str] = set()
     for command in record.shell_commands():
         check = _recognised(record, command)
@@ -148,9 +162,10 @@ def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[Rep
             continue
         if signature in pending:
             failed_check, fail = pending.pop(signature)
-            candidate = _candidate(record, partition_key, failed_check, fail, command)
-            if candidate.status == "candidate" and candidate.fix_hash in seen_fixes:
-                candidate = candidate.dropped("duplicate", "the same fix was already found in this trajectory")
-            seen_fixes.add(candidate.fix_hash)
-            candidates.append(candidate)
+            mined = _candidate(record, partition_key, failed_check, fail, command)
+            fix_hash = mined.candidate.fix_hash
+            if mined.drop is None and fix_hash in seen_fixes:
+                mined = _mined(mined.candidate, "duplicate", "the same fix was already found in this trajectory")
+            seen_fixes.add(fix_hash)
+            candidates.append(mined)
     return candidates

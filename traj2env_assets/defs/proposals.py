@@ -1,0 +1,54 @@
+"""Stage 5: ``llm_proposals``, one cached, budgeted model call per candidate whose family asks for one."""
+
+
+from collections.abc import Iterator, Sequence
+
+import dagster as dg
+
+from traj2env_assets.defs.candidates import candidates_asset_name
+from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
+from traj2env_assets.defs.materialize import Metadata, partition_outputs
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.pools import LLM_POOL
+from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
+from traj2env_assets.families.contract import Family
+from traj2env_assets.lifecycle.proposals import propose
+from traj2env_assets.lifecycle.status import CandidateStatus
+from traj2env_assets.llm.usage import LlmUsage
+
+PROPOSALS_ASSET = "llm_proposals"
+
+
+def _usage(statuses: list[CandidateStatus]) -> Metadata:
+    return dict(llm_usage_metadata(LlmUsage.total(s.proposal.usage for s in statuses if s.proposal)))
+
+
+def llm_proposals_asset(families: Sequence[Family]) -> dg.AssetsDefinition:
+    @dg.asset(
+        name=PROPOSALS_ASSET,
+        partitions_def=trajectories,
+        deps=[candidates_asset_name(family) for family in families],
+        group_name="proposals",
+        kinds={"python"},
+        pool=LLM_POOL,
+        backfill_policy=PER_TRAJECTORY,
+        dagster_type=dg.Nothing,
+        description="One model call per candidate of a family that asks for one (cached, budgeted); "
+        "reasons llm_not_configured, llm_declined, budget_exhausted, llm_error.",
+    )
+    def llm_proposals(
+        context: dg.AssetExecutionContext, pipeline: PipelineResource, llm: LlmResource
+    ) -> Iterator[dg.Output | dg.AssetMaterialization]:
+        workspace = pipeline.workspace()
+        keys = list(context.partition_keys)
+        propose(
+            workspace,
+            pipeline.options(),
+            [status for key in keys for status in partition_statuses_of(pipeline, key)],
+            lambda: llm.client_for(context),
+        )
+        figures, common = stage_partition_figures(pipeline, keys, "proposal", _usage)
+        yield from partition_outputs(context.asset_key, figures, common)
+
+    return llm_proposals

@@ -1,0 +1,114 @@
+"""Stage 7, calibration: the family's probes run in the candidate's image, networking off.
+
+Probe results are cached per image and plan under
+``<workspace>/cache/calibration/<key>.json``: candidates that share an image and a plan
+(the same fix found in several logs of one session, say) run the probes once, and a
+rerun with an unchanged image runs nothing. The family judges the results every time
+(cheap and deterministic); its drop reason becomes the candidate's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.sandbox import exec_with_deadline, put_files, sandbox
+from traj2env_assets.families.contract import CalibrationPlan, ProbeResult
+from traj2env_assets.families.registry import family_named
+from traj2env_assets.lifecycle.status import (
+    CalibrationRecord,
+    CandidateRef,
+    CandidateStatus,
+    read_candidate,
+    read_status,
+    save_status,
+)
+from traj2env_assets.lifecycle.tasks import digest_of, task_spec_for
+from traj2env_assets.workspace import Workspace, atomic_write_json
+
+CACHE_DIR = "cache/calibration"
+
+
+class ProbeResults(BaseModel):
+    """``cache/calibration/<key>.json``."""
+
+    key: str
+    image: str
+    results: list[ProbeResult]
+
+
+def _plan(workspace: Workspace, status: CandidateStatus, org: str) -> tuple[CalibrationPlan, str]:
+    family = family_named(status.family)
+    spec = task_spec_for(workspace, status, org)
+    plan = family.calibration_plan(read_candidate(workspace, status), spec)
+    assert status.image is not None and status.image.tag is not None  # ready_for("calibration")
+    return plan, digest_of(status.image.tag, plan.model_dump())
+
+
+def _cache_path(workspace: Workspace, key: str) -> Path:
+    return workspace.root / CACHE_DIR / key[:2] / f"{key}.json"
+
+
+def _cached(workspace: Workspace, key: str) -> ProbeResults | None:
+    try:
+        return ProbeResults.model_validate_json(_cache_path(workspace, key).read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
+
+
+def _judged(workspace: Workspace, status: CandidateStatus, key: str, results: ProbeResults, shared: bool) -> CandidateStatus:
+    family = family_named(status.family)
+    verdict = family.judge_calibration(read_candidate(workspace, status), {r.name: r for r in results.results})
+    record = CalibrationRecord(key=key, passed=verdict.drop is None, facts=verdict.facts, shared=shared)
+    if verdict.drop is not None:
+        return save_status(workspace, status.dropped("calibration", verdict.drop, calibration=record))
+    return save_status(workspace, status.passed("calibration", calibration=record))
+
+
+def plan_calibration(
+    workspace: Workspace, statuses: list[CandidateStatus], org: str
+) -> tuple[list[CandidateStatus], list[CandidateRef]]:
+    """Judge every ready candidate whose probes already ran; return the rest to run."""
+    decided, to_run = [], []
+    for status in statuses:
+        if not status.ready_for("calibration"):
+            continue
+        _, key = _plan(workspace, status, org)
+        cached = _cached(workspace, key)
+        if cached is None:
+            to_run.append(status.ref)
+        else:
+            previous = status.calibration
+            shared = previous.shared if previous and previous.key == key else True
+            decided.append(_judged(workspace, status, key, cached, shared=shared))
+    return decided, to_run
+
+
+def _run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[ProbeResult]:
+    results = []
+    for probe in plan.probes:
+        with sandbox(engine.client, image, role="probe", limits=engine.limits(), labels=engine.container_labels) as box:
+            if probe.files:
+                put_files(box, probe.files)
+            run = exec_with_deadline(box, probe.script, timeout_s=probe.timeout_s, workdir=probe.workdir, env=probe.env)
+        results.append(
+            ProbeResult(
+                name=probe.name, exit_code=run.exit_code, timed_out=run.timed_out,
+                output_tail=run.output_tail, seconds=run.seconds,
+            )
+        )
+    return results
+
+
+def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str) -> CandidateStatus:
+    status = read_status(workspace, ref)
+    plan, key = _plan(workspace, status, org)
+    cached = _cached(workspace, key)
+    if cached is not None:  # another candidate of this run shared the image and plan
+        return _judged(workspace, status, key, cached, shared=True)
+    assert status.image is not None and status.image.tag is not None
+    results = ProbeResults(key=key, image=status.image.tag, results=_run_probes(engine, status.image.tag, plan))
+    atomic_write_json(_cache_path(workspace, key), results)
+    return _judged(workspace, status, key, results, shared=False)

@@ -1,0 +1,83 @@
+"""Stage 6, task images: the Harbor task staged privately, and one environment image per candidate.
+
+Planning is cheap and needs no build: the family's task spec is written to
+``<task id>/staging/<task id>/`` (kept as it is when the spec did not change) and the
+image of its ``environment/`` is looked up by content hash. Only candidates without an
+image go on to :func:`build_candidate_image`, one Dagster op each. Skip reasons: the
+family's (``CandidateRejected``) and ``image_build_failed``.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import BuiltImage, ImageBuildFailedError
+from traj2env_assets.families.contract import CandidateRejected, Drop
+from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.lifecycle.status import (
+    CandidateRef,
+    CandidateStatus,
+    ImageRecord,
+    read_status,
+    save_status,
+    staged_task_dir,
+)
+from traj2env_assets.lifecycle.tasks import spec_key, task_spec_for
+from traj2env_assets.workspace import Workspace
+
+LOG_TAIL_CHARS = 4000
+
+
+def _with_image(status: CandidateStatus, image: BuiltImage) -> CandidateStatus:
+    assert status.image is not None  # staged before any image is looked up
+    record = status.image.model_copy(
+        update={"tag": image.tag, "content_hash": image.content_hash, "built": image.built, "seconds": image.seconds}
+    )
+    return status.passed("image", image=record)
+
+
+def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> CandidateStatus:
+    """Write the candidate's Harbor task (unless the same spec is staged already)."""
+    try:
+        spec = task_spec_for(workspace, status, org)
+    except CandidateRejected as rejected:
+        # No task, so no staging directory either (an earlier spec may have left one).
+        shutil.rmtree(staged_task_dir(workspace, status.ref).parent, ignore_errors=True)
+        return save_status(workspace, status.dropped("image", rejected.drop, image=None))
+    key = spec_key(spec)
+    staged = staged_task_dir(workspace, status.ref)
+    if not (status.image and status.image.spec_key == key and staged.is_dir()):
+        write_task(spec, staged.parent)
+    # Staged but without an image yet: the candidate has passed the proposal, nothing after it.
+    return save_status(workspace, status.passed("proposal", image=ImageRecord(spec_key=key, staged_path=str(staged))))
+
+
+def plan_images(
+    workspace: Workspace, engine: DockerEngine, statuses: list[CandidateStatus], org: str
+) -> tuple[list[CandidateStatus], list[CandidateRef]]:
+    """Stage every ready candidate; returns the candidates decided now and those that need a build."""
+    decided, to_build = [], []
+    for status in statuses:
+        if not status.ready_for("image"):
+            continue
+        staged = stage_task(workspace, status, org)
+        if staged.drop is not None:
+            decided.append(staged)
+            continue
+        image = engine.find(staged_task_dir(workspace, staged.ref) / "environment")
+        if image is None:
+            to_build.append(staged.ref)
+        else:
+            decided.append(save_status(workspace, _with_image(staged, image)))
+    return decided, to_build
+
+
+def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+    status = read_status(workspace, ref)
+    try:
+        image = engine.build(staged_task_dir(workspace, ref) / "environment")
+    except ImageBuildFailedError as exc:
+        drop = Drop(reason=exc.reason, detail=f"{exc}\n{exc.log_tail}"[-LOG_TAIL_CHARS:])
+        return save_status(workspace, status.dropped("image", drop))
+    return save_status(workspace, _with_image(status, image))

@@ -1,0 +1,107 @@
+"""Stage 4, candidates: one family mines one trajectory's replay record.
+
+Keyed by the replay's input hash and the family's version: an unchanged input returns
+the previous index untouched. A changed input re-mines and removes the directories of
+candidates the new mining no longer finds, so no stale staging directory is left.
+A candidate mined again with the same content keeps its status records (image,
+calibration, trials, publication), so bumping a version upstream reuses their caches.
+A task id found twice in one trajectory keeps the first; the repeat is stored as
+``<task id>.<n>`` and dropped as ``duplicate``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+from traj2env_assets.families.contract import Drop, Family, MinedCandidate, MiningInput
+from traj2env_assets.formats.stage import trajectory_path
+from traj2env_assets.lifecycle.status import (
+    CANDIDATE_FILE,
+    MINING_FILE,
+    CandidateRef,
+    CandidateStatus,
+    MiningIndex,
+    candidate_dir,
+    partition_dir,
+    read_mining,
+    read_status,
+    save_status,
+)
+from traj2env_assets.replay import ReplayRecord
+from traj2env_assets.replay.stage import read_outcome
+from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json, atomic_write_text
+
+
+def _input_key(workspace: Workspace, family: Family, partition_key: str) -> str:
+    outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    replay = f"{outcome.input_hash}\0{outcome.code_version}" if outcome else "<no replay>"
+    return hashlib.sha256(f"{replay}\0{family.name}\0{family.version}".encode()).hexdigest()
+
+
+def _unique_ids(mined: list[MinedCandidate]) -> list[MinedCandidate]:
+    seen: dict[str, int] = {}
+    unique = []
+    for item in mined:
+        count = seen.get(item.task_id, 0)
+        seen[item.task_id] = count + 1
+        if count:
+            drop = Drop(reason="duplicate", detail=f"{item.task_id} was already found in this trajectory")
+            item = item.model_copy(update={"task_id": f"{item.task_id}.{count + 1}", "drop": drop})
+        unique.append(item)
+    return unique
+
+
+def _remove_stale(workspace: Workspace, family: Family, partition_key: str, keep: set[str]) -> None:
+    directory = partition_dir(workspace, family.name, partition_key)
+    if not directory.is_dir():
+        return
+    for child in directory.iterdir():
+        if child.is_dir() and child.name not in keep:
+            shutil.rmtree(child)
+
+
+def _store(workspace: Workspace, family: Family, partition_key: str, mined: MinedCandidate) -> CandidateStatus:
+    """Write the candidate; its fresh status, or the previous one if the candidate is unchanged."""
+    ref = CandidateRef(family=family.name, partition_key=partition_key, task_id=mined.task_id)
+    path = candidate_dir(workspace, ref) / CANDIDATE_FILE
+    content = mined.candidate.model_dump_json(indent=2, exclude_none=True) + "\n"
+    fresh = CandidateStatus(
+        family=family.name,
+        partition_key=partition_key,
+        task_id=mined.task_id,
+        reward_kind=family.reward_kind,
+        reached="mining",
+        facts=mined.facts,
+    )
+    if path.is_file() and path.read_text(encoding="utf-8") == content:
+        try:
+            previous = read_status(workspace, ref)
+        except (OSError, ValueError):
+            return fresh
+        return previous.model_copy(update={"facts": mined.facts}).passed("mining")
+    atomic_write_text(path, content)
+    return fresh
+
+
+def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> MiningIndex:
+    input_key = _input_key(workspace, family, partition_key)
+    previous = read_mining(workspace, family.name, partition_key)
+    if previous and previous.input_key == input_key:
+        return previous.model_copy(update={"cached": True})
+    index = MiningIndex(input_key=input_key)
+    outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    if outcome is None or outcome.status != "replayed":
+        index.skipped_reason = outcome.reason if outcome else "replay_missing"
+    else:
+        record = ReplayRecord.load(workspace.stage_dir(STAGE_REPLAY, partition_key))
+        source = MiningInput(
+            partition_key=partition_key, record=record, trajectory_path=trajectory_path(workspace, partition_key)
+        )
+        for mined in _unique_ids(family.mine(source)):
+            status = _store(workspace, family, partition_key, mined)
+            save_status(workspace, status.dropped("mining", mined.drop) if mined.drop else status)
+            index.task_ids.append(mined.task_id)
+    _remove_stale(workspace, family, partition_key, set(index.task_ids))
+    atomic_write_json(partition_dir(workspace, family.name, partition_key) / MINING_FILE, index)
+    return index

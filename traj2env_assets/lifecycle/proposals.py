@@ -1,0 +1,128 @@
+"""Stage 5, LLM proposals: one cached, budgeted call per candidate of a family that asks for one.
+
+A candidate whose family returns no :class:`ProposalRequest` passes straight through.
+Otherwise the proposal is reused when everything the call depends on is unchanged
+(model, token budget, reasoning effort, prompt name and version, the rendered prompt,
+the schema) and ``proposal.json`` holds a valid reply; this check needs no LiteLLM, so
+a warm rerun imports nothing and calls nothing. Else the LLM client is asked (its own
+cache makes an identical request free) and the outcome is recorded:
+
+- ``llm_not_configured``: the family needs a model and none was given (``--llm``);
+- ``llm_declined`` (refusal, empty, truncated, invalid, prompt_too_long; the raw reply is
+  kept under ``<llm_cache_dir>/declined/`` and its path recorded), ``budget_exhausted``,
+  ``llm_error``: the candidate stops here, and the next run asks again.
+
+Calls run ``jobs`` at a time in threads: they wait on the network, not the CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from traj2env_assets.config import PipelineOptions
+from traj2env_assets.families.contract import Drop, Family, ProposalRequest
+from traj2env_assets.families.registry import family_named
+from traj2env_assets.lifecycle.status import (
+    PROPOSAL_FILE,
+    CandidateRef,
+    CandidateStatus,
+    ProposalRecord,
+    candidate_dir,
+    read_candidate,
+    read_proposal,
+    save_status,
+)
+from traj2env_assets.llm.prompts import Prompt, load_prompt
+from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.workspace import Workspace, atomic_write_json
+
+if TYPE_CHECKING:
+    from traj2env_assets.llm.client import LlmClient
+
+LLM_NOT_CONFIGURED = "llm_not_configured"
+
+
+def _input_key(options: PipelineOptions, prompt: Prompt, rendered: str, schema: type[BaseModel]) -> str:
+    asked = {
+        "model": options.llm,
+        "max_tokens": options.max_llm_tokens,
+        "reasoning_effort": options.reasoning_effort,
+        "prompt": prompt.name,
+        "prompt_version": prompt.version,
+        "rendered": rendered,
+        "schema": schema.model_json_schema(),
+    }
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+class _Pending(BaseModel):
+    status: CandidateStatus
+    family_name: str
+    request: ProposalRequest
+    prompt: Prompt
+    record: ProposalRecord
+
+
+def _prepare(
+    workspace: Workspace, options: PipelineOptions, status: CandidateStatus
+) -> CandidateStatus | _Pending:
+    """A status already decided without the model, or the call still to make."""
+    family: Family = family_named(status.family)
+    request = family.proposal_request(read_candidate(workspace, status))
+    if request is None or family.proposal_schema is None:
+        return save_status(workspace, status.passed("proposal", proposal=None))
+    prompt = load_prompt(family.prompts_dir, request.prompt)
+    key = _input_key(options, prompt, prompt.render(request.values), family.proposal_schema)
+    record = ProposalRecord(input_key=key, prompt=prompt.name, prompt_version=prompt.version)
+    previous = status.proposal
+    if previous and previous.input_key == key and previous.decline_reason is None and read_proposal(workspace, status):
+        reused = previous.model_copy(update={"cache_hit": True, "usage": LlmUsage(cache_hits=1)})
+        return save_status(workspace, status.passed("proposal", proposal=reused))
+    if not options.llm:
+        drop = Drop(reason=LLM_NOT_CONFIGURED, detail=f"the {family.name} family needs a model: pass --llm")
+        return save_status(workspace, status.dropped("proposal", drop, proposal=record))
+    return _Pending(status=status, family_name=family.name, request=request, prompt=prompt, record=record)
+
+
+def _ask(workspace: Workspace, client: LlmClient, pending: _Pending) -> CandidateStatus:
+    family = family_named(pending.family_name)
+    assert family.proposal_schema is not None  # _prepare only defers families with a schema
+    outcome = client.propose(pending.prompt, pending.request.values, family.proposal_schema)
+    record = pending.record.model_copy(
+        update={
+            "cache_key": outcome.cache_key,
+            "cache_hit": outcome.cache_hit,
+            "usage": outcome.usage,
+            "decline_reason": outcome.decline_reason,
+            "raw_reply_path": str(outcome.raw_reply_path) if outcome.raw_reply_path else None,
+        }
+    )
+    if outcome.proposal is None:
+        drop = Drop(reason=outcome.skip_reason or "llm_error", detail=outcome.detail)
+        return save_status(workspace, pending.status.dropped("proposal", drop, proposal=record))
+    atomic_write_json(candidate_dir(workspace, pending.status.ref) / PROPOSAL_FILE, outcome.proposal)
+    return save_status(workspace, pending.status.passed("proposal", proposal=record))
+
+
+def propose(
+    workspace: Workspace,
+    options: PipelineOptions,
+    statuses: list[CandidateStatus],
+    client_factory: Callable[[], LlmClient],
+) -> list[CandidateStatus]:
+    """Every candidate ready for the proposal stage, decided; in the order given."""
+    prepared = [_prepare(workspace, options, status) for status in statuses if status.ready_for("proposal")]
+    pending = [item for item in prepared if isinstance(item, _Pending)]
+    asked: dict[CandidateRef, CandidateStatus] = {}
+    if pending:
+        client = client_factory()
+        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
+            for status in pool.map(lambda item: _ask(workspace, client, item), pending):
+                asked[status.ref] = status
+    return [asked[item.status.ref] if isinstance(item, _Pending) else item for item in prepared]

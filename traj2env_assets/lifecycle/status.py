@@ -1,0 +1,241 @@
+"""Where a candidate's files live, and its one status file.
+
+Per family and trajectory, under ``<workspace>/candidates/<family>/<partition key>/``:
+
+- ``mining.json``                 :class:`MiningIndex`: the cache key and the candidates found
+- ``<task id>/candidate.json``    the family's candidate model (what the task is made from)
+- ``<task id>/status.json``       :class:`CandidateStatus`: how far it got, or why it stopped
+- ``<task id>/proposal.json``     the validated LLM proposal (families with proposals)
+- ``<task id>/trials.json``       the trial matrix (rewards and evidence per control)
+- ``<task id>/staging/<task id>/`` the Harbor task, staged privately until it is published
+
+``status.json`` is the only place a candidate's state lives; every stage reads it,
+updates its own section and writes it back atomically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from traj2env_assets.families.contract import Drop, Fact, RewardKind
+from traj2env_assets.families.registry import family_named
+from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.workspace import Workspace, atomic_write_json
+
+STAGE_CANDIDATES = "candidates"
+MINING_FILE = "mining.json"
+STATUS_FILE = "status.json"
+CANDIDATE_FILE = "candidate.json"
+PROPOSAL_FILE = "proposal.json"
+TRIALS_FILE = "trials.json"
+STAGING_DIR = "staging"
+
+Stage = Literal["mining", "proposal", "image", "calibration", "trials", "publish"]
+STAGES: tuple[Stage, ...] = ("mining", "proposal", "image", "calibration", "trials", "publish")
+
+
+_VOLATILE_FIELDS = {"built", "seconds", "cache_hit", "usage", "shared", "cache_key"}
+
+
+class CandidateRef(BaseModel):
+    """One candidate, as the Dagster ops hand it to each other."""
+
+    model_config = ConfigDict(frozen=True)
+
+    family: str
+    partition_key: str
+    task_id: str
+
+    @property
+    def mapping_key(self) -> str:
+        """A Dagster dynamic-output key: letters, digits and underscores only."""
+        return re.sub(r"[^A-Za-z0-9_]", "_", f"{self.family}__{self.task_id}")
+
+
+class MiningIndex(BaseModel):
+    """``mining.json``: which candidates one family found in one trajectory, and for which input."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_key: str
+    task_ids: list[str] = Field(default_factory=list)
+    skipped_reason: str | None = None
+    cached: bool = False
+
+
+class ProposalRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_key: str
+    """Everything the call depends on (model, options, prompt version, rendered prompt, schema)."""
+    prompt: str
+    prompt_version: str
+    cache_key: str | None = None
+    cache_hit: bool = False
+    usage: LlmUsage = Field(default_factory=LlmUsage)
+    decline_reason: str | None = None
+    raw_reply_path: str | None = None
+
+
+class ImageRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    spec_key: str
+    """The task spec the staged directory was written from: unchanged spec → directory kept."""
+    staged_path: str
+    tag: str | None = None
+    content_hash: str | None = None
+    built: bool | None = None
+    seconds: float | None = None
+
+
+class CalibrationRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    """The image and the plan: a change to either runs calibration again."""
+    passed: bool
+    facts: dict[str, Fact] = Field(default_factory=dict)
+    shared: bool = False
+    """The probes' results came from another candidate with the same image and plan."""
+
+
+class TrialsRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    """The image, every staged task file and the controls: a change to any reruns them."""
+    passed: bool
+    rewards: dict[str, float | None] = Field(default_factory=dict)
+    failures: str | None = None
+    seconds: float = 0.0
+    file: str
+
+
+class CandidateStatus(BaseModel):
+    """``status.json``: the candidate's state after the latest stage that touched it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: str
+    partition_key: str
+    task_id: str
+    reward_kind: RewardKind
+    reached: Stage | None = None
+    """The last stage the candidate passed in its latest walk through the stages (None:
+    dropped by mining; None is the default because status files omit empty fields). A
+    dropped candidate reached the stage before the one that dropped it."""
+    drop: Drop | None = None
+    dropped_at: Stage | None = None
+    facts: dict[str, Fact] = Field(default_factory=dict)
+    proposal: ProposalRecord | None = None
+    image: ImageRecord | None = None
+    calibration: CalibrationRecord | None = None
+    trials: TrialsRecord | None = None
+    published_path: str | None = None
+
+    @property
+    def ref(self) -> CandidateRef:
+        return CandidateRef(family=self.family, partition_key=self.partition_key, task_id=self.task_id)
+
+    @property
+    def state(self) -> str:
+        """``dropped``, ``published`` or the stage it waits after (for tables and report.json)."""
+        if self.drop is not None:
+            return "dropped"
+        return "published" if self.reached == "publish" else f"passed_{self.reached}"
+
+    def fingerprint(self, stage: Stage) -> dict[str, object]:
+        """What the stage decided for this candidate, without timings and cache flags: equal
+        fingerprints on a rerun mean the stage's output did not change."""
+        record = {
+            "mining": self.facts,
+            "proposal": self.proposal,
+            "image": self.image,
+            "calibration": self.calibration,
+            "trials": self.trials,
+            "publish": self.published_path,
+        }[stage]
+        if isinstance(record, BaseModel):
+            record = record.model_dump(mode="json", exclude=_VOLATILE_FIELDS)
+        reason = self.drop.reason if self.drop else None
+        return {"family": self.family, "task": self.task_id, "state": self.state, "reason": reason, "record": record}
+
+    def ready_for(self, stage: Stage) -> bool:
+        """Whether the stage before ``stage`` let this candidate through."""
+        return self.reached is not None and STAGES.index(self.reached) >= STAGES.index(stage) - 1
+
+    def passed(self, stage: Stage, **records: object) -> CandidateStatus:
+        return self.model_copy(update={"reached": stage, "drop": None, "dropped_at": None, **records})
+
+    def dropped(self, stage: Stage, drop: Drop, **records: object) -> CandidateStatus:
+        before = STAGES.index(stage) - 1
+        return self.model_copy(
+            update={"reached": STAGES[before] if before >= 0 else None, "drop": drop, "dropped_at": stage, **records}
+        )
+
+
+def partition_dir(workspace: Workspace, family: str, partition_key: str) -> Path:
+    return workspace.root / STAGE_CANDIDATES / family / partition_key
+
+
+def candidate_dir(workspace: Workspace, ref: CandidateRef) -> Path:
+    return partition_dir(workspace, ref.family, ref.partition_key) / ref.task_id
+
+
+def staged_task_dir(workspace: Workspace, ref: CandidateRef) -> Path:
+    return candidate_dir(workspace, ref) / STAGING_DIR / ref.task_id
+
+
+def read_mining(workspace: Workspace, family: str, partition_key: str) -> MiningIndex | None:
+    try:
+        text = (partition_dir(workspace, family, partition_key) / MINING_FILE).read_text(encoding="utf-8")
+        return MiningIndex.model_validate_json(text)
+    except (OSError, ValidationError):
+        return None
+
+
+def read_status(workspace: Workspace, ref: CandidateRef) -> CandidateStatus:
+    """The candidate's status; raises if it is missing or unreadable (mining always writes one)."""
+    path = candidate_dir(workspace, ref) / STATUS_FILE
+    return CandidateStatus.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def save_status(workspace: Workspace, status: CandidateStatus) -> CandidateStatus:
+    atomic_write_json(candidate_dir(workspace, status.ref) / STATUS_FILE, status)
+    return status
+
+
+def partition_statuses(workspace: Workspace, family: str, partition_key: str) -> list[CandidateStatus]:
+    """Every candidate one family mined from one trajectory, in mining order."""
+    mining = read_mining(workspace, family, partition_key)
+    refs = [CandidateRef(family=family, partition_key=partition_key, task_id=t) for t in mining.task_ids] if mining else []
+    return [read_status(workspace, ref) for ref in refs]
+
+
+def statuses_of(workspace: Workspace, families: list[str], keys: list[str]) -> Iterator[CandidateStatus]:
+    for key in keys:
+        for family in families:
+            yield from partition_statuses(workspace, family, key)
+
+
+def read_candidate(workspace: Workspace, status: CandidateStatus) -> BaseModel:
+    family = family_named(status.family)
+    path = candidate_dir(workspace, status.ref) / CANDIDATE_FILE
+    return family.candidate_model.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def read_proposal(workspace: Workspace, status: CandidateStatus) -> BaseModel | None:
+    schema = family_named(status.family).proposal_schema
+    path = candidate_dir(workspace, status.ref) / PROPOSAL_FILE
+    if schema is None or status.proposal is None or not path.is_file():
+        return None
+    try:
+        return schema.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValidationError:
+        return None

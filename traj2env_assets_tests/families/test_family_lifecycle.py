@@ -1,0 +1,96 @@
+"""A new family is one folder and one registry line: the toy family (``toy/``), registered
+in a test, goes through every stage against the real Docker engine and a real Dagster
+instance, with the model faked at the HTTP boundary (a local OpenAI-compatible server).
+
+``propose_only`` stops after the proposal with the cache filled: no container is created
+and nothing is built; the next run makes no model call and builds, calibrates, trials
+and publishes; a third run does no Docker work at all.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+import dagster as dg
+import docker
+import pytest
+
+from traj2env_assets.lifecycle.status import CandidateRef, read_status
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
+from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+STAGE_ASSETS = ("toy_candidates", "llm_proposals", "task_images", "calibration", "trials", "published_tasks")
+SESSION_LABEL = "traj2env.test_session"
+
+
+def _containers_created(client: docker.DockerClient, session: str, since: float) -> list[str]:
+    events = client.events(
+        since=int(since) - 1, until=int(time.time()) + 1, decode=True,
+        filters={"type": "container", "event": "create", "label": f"{SESSION_LABEL}={session}"},
+    )
+    return [event["Actor"]["Attributes"].get("traj2env.role", "?") for event in events]
+
+
+def _docker_steps(result: dg.ExecuteInProcessResult) -> list[str]:
+    return sorted({event.step_key for event in result.all_events
+                   if event.is_step_start and event.step_key and "_candidate[" in event.step_key})
+
+
+@pytest.mark.usefixtures("toy_registered")
+def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stops_before_docker(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    session = uuid.uuid4().hex
+    # A name no earlier test run used: its task image cannot exist yet.
+    fake_provider.default = FakeReply(content=json.dumps({"name": f"Ada {session[:8]}"}))
+    client = docker.from_env()
+    (tmp_path / "home").mkdir()
+    image_tag = None
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        toy = ToyPipeline(tmp_path, ["claude-code/python-pytest-fix.jsonl"], fake_provider, instance,
+                          container_labels={SESSION_LABEL: session})
+        [key] = toy.keys
+        try:
+            started = time.time()
+            proposed, _ = toy.run(propose_only=True)
+            assert proposed.success
+            [candidate] = toy.candidates()
+            assert candidate["status"] == "passed_proposal" and fake_provider.request_count == 1
+            assert _containers_created(client, session, started) == []
+            assert _docker_steps(proposed) == []
+            ref = CandidateRef(family="toy", partition_key=key, task_id=candidate["task_id"])
+            assert read_status(toy.workspace, ref).image is None
+
+            started = time.time()
+            cold, checks = toy.run()
+            assert cold.success
+            [candidate] = toy.candidates()
+            assert candidate["status"] == "published", candidate
+            assert candidate["trial_rewards"] == {"reference": 1.0, "noop": 0.0}
+            assert fake_provider.request_count == 1, "the proposal of the propose_only run is reused"
+            status = read_status(toy.workspace, ref)
+            image_tag = status.image.tag
+            assert status.image.built is True, "propose_only had built nothing"
+            assert sorted(set(_containers_created(client, session, started))) == ["agent", "probe", "verifier"]
+            assert [step.split("[")[0] for step in _docker_steps(cold)] == [
+                "calibration.calibration_candidate", "task_images.task_images_candidate", "trials.trials_candidate",
+            ]
+            assert (Path(candidate["published_path"]) / "task.toml").is_file()
+            for asset in STAGE_ASSETS:
+                table = toy.latest_metadata(asset, key)["candidate_table"]
+                assert [row.data["task"] for row in table.records] == [candidate["task_id"]], asset
+            assert all(evaluation.passed for evaluation in checks.get_asset_check_evaluations())
+            assert len(checks.get_asset_check_evaluations()) == 2
+
+            warm, _ = toy.run()
+            assert warm.success and _docker_steps(warm) == []
+            assert fake_provider.request_count == 1
+            assert toy.candidates()[0]["status"] == "published"
+        finally:
+            if image_tag:
+                client.images.remove(image_tag, force=True)

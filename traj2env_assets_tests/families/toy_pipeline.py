@@ -1,0 +1,98 @@
+"""The real Dagster graph run on sample sessions with the toy family registered (one line).
+
+The model is the local fake provider (an OpenAI-compatible HTTP server); everything
+else is real: the Dagster instance, the Docker engine, Harbor task files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from traj2env_assets.config import RunConfigFile, RunSettings
+from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
+from traj2env_assets.defs.docker import DockerEngineResource
+from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, LlmResource
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.families import registry
+from traj2env_assets.report import REPORT_FILE
+from traj2env_assets.sources import register_sources
+from traj2env_assets.workspace import Workspace
+from traj2env_assets_tests.families.conftest import EXAMPLES
+from traj2env_assets_tests.families.toy import ToyFamily
+from traj2env_assets_tests.llm.fake_provider import FakeProvider
+from traj2env_assets_tests.llm.helpers import PRICED_MODEL
+
+
+@pytest.fixture
+def toy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry line a new family adds."""
+    monkeypatch.setattr(registry, "FAMILIES", (*registry.FAMILIES, ToyFamily()))
+
+
+class ToyPipeline:
+    def __init__(
+        self, root: Path, samples: list[str], provider: FakeProvider, instance: dg.DagsterInstance,
+        container_labels: dict[str, str] | None = None,
+    ) -> None:
+        self.root = root
+        self.provider = provider
+        self.instance = instance
+        self.container_labels = container_labels or {}
+        source = root / "sessions"
+        source.mkdir(parents=True)
+        for sample in samples:
+            shutil.copy(EXAMPLES / sample, source / Path(sample).name)
+        self.source = source
+        self.workspace = Workspace(root=(root / "workspace").resolve())
+        self.keys = register_sources(self.workspace, source).new
+        instance.add_dynamic_partitions(trajectories.name, self.keys)
+
+    def pipeline(self, **options: Any) -> PipelineResource:
+        config = RunConfigFile.model_validate(
+            {
+                "source": {"path": str(self.source)},
+                "pipeline": {"options": {"families": ["toy"], "llm": PRICED_MODEL, "jobs": 2, **options}},
+            }
+        )
+        return PipelineResource.from_settings(RunSettings.resolve(config, self.workspace.root))
+
+    def definitions(self, **options: Any) -> dg.Definitions:
+        pipeline = self.pipeline(**options)
+        docker = DockerEngineResource(
+            pipeline=pipeline, container_labels=self.container_labels, agent_timeout_s=120, verifier_timeout_s=180
+        )
+        llm = LlmResource(pipeline=pipeline, api_base=self.provider.api_base, num_retries=0, timeout_s=30)
+        return build_definitions(pipeline, docker_engine=docker, llm=llm)
+
+    def run(self, **options: Any) -> tuple[dg.ExecuteInProcessResult, dg.ExecuteInProcessResult]:
+        """The whole per-trajectory graph over every key in one run, then the report job (with its checks)."""
+        definitions = self.definitions(**options)
+        # Like the generate command: the runs of one call share a spend ledger the report reads.
+        tags = {SPEND_SCOPE_TAG: f"toy-{uuid.uuid4().hex[:8]}"}
+        if len(self.keys) == 1:
+            partition: dict[str, Any] = {"partition_key": self.keys[0], "tags": tags}
+        else:
+            partition = {"tags": {**tags, "dagster/asset_partition_range_start": self.keys[0],
+                                  "dagster/asset_partition_range_end": self.keys[-1]}}
+        result = definitions.resolve_job_def(PIPELINE_JOB).execute_in_process(instance=self.instance, **partition)
+        return result, definitions.resolve_job_def(REPORT_JOB).execute_in_process(instance=self.instance, tags=tags)
+
+    def report(self) -> dict[str, Any]:
+        return json.loads((self.workspace.root / "trajectory-tasks" / REPORT_FILE).read_text())
+
+    def candidates(self) -> list[dict[str, Any]]:
+        return [c for c in self.report()["candidates"] if c["family"] == "toy"]
+
+    def latest_metadata(self, asset: str, key: str) -> dict[str, Any]:
+        records = self.instance.fetch_materializations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
+        ).records
+        return {name: value.value for name, value in records[0].asset_materialization.metadata.items()}

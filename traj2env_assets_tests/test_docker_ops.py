@@ -1,0 +1,85 @@
+"""The per-candidate Docker ops: transient engine errors are retried, anything else fails at once.
+
+The stage is a real graph-backed asset from the factory the pipeline uses; its work
+function raises the engine's own error types (no Docker call is made).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import dagster as dg
+import pytest
+import requests
+from docker.errors import APIError
+
+from traj2env_assets.config import RunConfigFile, RunSettings
+from traj2env_assets.defs.docker import DockerEngineResource, permanent_unless_transient
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, DockerStage, docker_stage_asset
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.docker_engine.errors import is_transient_engine_error
+from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus
+
+REF = CandidateRef(family="repair", partition_key="k", task_id="t1")
+
+
+def _api_error(status: int) -> APIError:
+    response = requests.Response()
+    response.status_code = status
+    return APIError(f"engine answered {status}", response=response)
+
+
+def test_only_an_unreachable_or_failing_engine_counts_as_transient() -> None:
+    assert is_transient_engine_error(_api_error(500))
+    assert is_transient_engine_error(requests.exceptions.ConnectionError("refused"))
+    assert not is_transient_engine_error(_api_error(404))
+    assert not is_transient_engine_error(ValueError("bad plan"))
+    permanent = permanent_unless_transient(ValueError("bad plan"))
+    assert isinstance(permanent, dg.Failure) and permanent.allow_retries is False
+
+
+def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcessResult, Counter[str]]:
+    attempts: Counter[str] = Counter()
+
+    def work(pipeline: PipelineResource, docker: DockerEngineResource, ref: CandidateRef) -> CandidateStatus:
+        attempts[ref.task_id] += 1
+        if failures:
+            raise failures.pop(0)
+        return CandidateStatus(family=ref.family, partition_key=ref.partition_key, task_id=ref.task_id,
+                               reward_kind="binary", reached="image")
+
+    @dg.asset(partitions_def=trajectories, name="before_stage")
+    def before_stage() -> None:
+        return None
+
+    stage = docker_stage_asset(DockerStage(
+        name="flaky_stage", upstream="before_stage", stage="image", pool="test_docker", group="test",
+        description="test", plan=lambda pipeline, docker, statuses: [REF], work=work, work_metadata=lambda s: {},
+    ))
+    pipeline = PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path))
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        instance.add_dynamic_partitions(trajectories.name, ["k"])
+        result = dg.materialize(
+            [before_stage, stage], instance=instance, partition_key="k", raise_on_error=False,
+            resources={"pipeline": pipeline, "docker_engine": DockerEngineResource(pipeline=pipeline),
+                       REFS_IO_MANAGER: dg.mem_io_manager},
+        )
+    return result, attempts
+
+
+@pytest.mark.slow
+def test_a_transient_engine_error_retries_the_candidates_step(tmp_path: Path) -> None:
+    result, attempts = _run(tmp_path, [_api_error(503)])
+    assert result.success
+    assert attempts["t1"] == 2
+    retried = [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
+    assert [e.step_key for e in retried] == ["flaky_stage.flaky_stage_candidate[repair__t1]"]
+
+
+def test_any_other_error_fails_the_step_without_a_retry(tmp_path: Path) -> None:
+    result, attempts = _run(tmp_path, [ValueError("the plan is wrong")])
+    assert not result.success
+    assert attempts["t1"] == 1
