@@ -59,19 +59,19 @@ def test_fake_provider_spend_cap_holds_across_4_threads(tmp_path: Path, fake_pro
     _assert_cap_held(tmp_path, fake_provider, [reason for result in results for reason in result])
 
 
-# Separate processes share only the file-locked ledger. forkserver children start from a
-# clean server process: plain fork copies this long-lived test process, whose other
-# threads (Docker, Dagster) may hold locks the child would then wait on for ever. The
-# server preloads LiteLLM once (it takes seconds to import); the children reach the fake
-# provider over HTTP on 127.0.0.1.
+# Separate processes share only the file-locked ledger. spawn children start as fresh
+# interpreters: plain fork copies this long-lived test process, whose other threads
+# (Docker, Dagster) may hold locks the child would then wait on for ever, and a forkserver
+# may already have been started by an earlier test (Dagster's multiprocess executor uses
+# one) in a state this test does not control. The children reach the fake provider over
+# HTTP on 127.0.0.1.
 @pytest.mark.timeout(180)
 def test_fake_provider_spend_cap_holds_across_4_processes(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
     fake_provider.default = PRICEY_SLOW_REPLY
     settings = settings_for(tmp_path, fake_provider.api_base, max_spend_usd=CAP_USD)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["traj2env_assets.llm.provider", "traj2env_assets.llm.client"])
+    context = multiprocessing.get_context("spawn")
 
     with context.Pool(JOBS) as pool:
         results = pool.starmap(_worker, [(settings, tmp_path, worker) for worker in range(JOBS)])
