@@ -132,7 +132,7 @@ class EditTestsControl(Control):
 _FORGE_DIR = "/tmp/traj2env-forge"
 # Appends a file to every project source file of the given extensions that is not a test.
 _APPEND_TO_SOLUTION_CODE = r"""
-append_to_solution_code() {  # FORGERY EXTENSION...
+append_to_solution_code() {  # usage: FORGERY_FILE EXTENSION...
   local forgery="$1"; shift
   for ext in "$@"; do
     find /workspace -type f -name "*.$ext" -not -path '*/node_modules/*' -not -path '*/test/*' \
@@ -151,7 +151,6 @@ def _solution_code_control(name: str, python: str, node: str | None = None, *, p
         files[f"{_FORGE_DIR}/forge.js"] = node
         script += f"append_to_solution_code {_FORGE_DIR}/forge.js js mjs cjs\n"
     return ScriptControl(name, script, files, python_only=python_only)
-
 
 
 _FORGE_SCRIPT = r"""

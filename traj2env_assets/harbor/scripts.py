@@ -207,7 +207,7 @@ timeout -k 5 {tamper_timeout} {tamper} "$PRISTINE" "$WORK" "$RUN_DIR/tamper.json
 # Random words for the sentinel tests' names, random numbers for their bodies.
 WORDS=(parse load merge split count total order limit value empty range render window cache index match)
 random_number() {{ od -An -N2 -tu2 /dev/urandom | tr -d ' '; }}
-random_words() {{ echo "${{WORDS[$(random_number) % 16]}}$1${{WORDS[$(random_number) % 16]}}$1$(random_number)"; }}
+random_words() {{ echo "${{WORDS[$(random_number) % ${{#WORDS[@]}}]}}$1${{WORDS[$(random_number) % ${{#WORDS[@]}}]}}$1$(random_number)"; }}
 
 # The test user owns the solution code; restored paths stay root's, read-only, and their
 # ancestors are sticky (1777) so they cannot be renamed or replaced during the run.
