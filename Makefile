@@ -1,5 +1,5 @@
 # The README's two commands: `make run` (the pipeline on the bundled samples) and `make test`.
-.PHONY: setup run test dev
+.PHONY: setup run test dev deploy deploy-down
 
 setup:
 	bash scripts/setup.sh
@@ -11,5 +11,12 @@ test: setup
 	.venv/bin/python -m pytest
 
 dev: setup
-	mkdir -p .dagster_home && cp -n dagster.yaml .dagster_home/dagster.yaml || true
-	DAGSTER_HOME=$(CURDIR)/.dagster_home .venv/bin/dagster dev -w workspace.yaml
+	mkdir -p workspace/.dagster && cp -n dagster.yaml workspace/.dagster/dagster.yaml || true
+	DAGSTER_HOME=$(CURDIR)/workspace/.dagster .venv/bin/dagster dev -w workspace.yaml
+
+# The compose deployment (docker-compose.yml): PostgreSQL, code server, webserver, daemon.
+deploy: setup
+	bash scripts/deploy.sh up
+
+deploy-down:
+	bash scripts/deploy.sh down

@@ -110,10 +110,14 @@ def run_checks(comparison: Comparison, work: Path) -> dict[str, dict]:
 def sample_comparisons(work: Path) -> Iterator[Comparison]:
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
+    # Repair projects have buggy/ and fixed/, extend ones request1/ and request2/, build
+    # ones only reference/: every state as new code, and each state after the one before.
     for project in sorted(PROJECTS.iterdir()):
-        for state in ("buggy", "fixed"):
-            yield Comparison(f"{project.name}/{state} as new", empty, project / state)
-        yield Comparison(f"{project.name} buggy -> fixed", project / "buggy", project / "fixed")
+        states = sorted(state for state in project.iterdir() if state.is_dir())
+        for state in states:
+            yield Comparison(f"{project.name}/{state.name} as new", empty, state)
+        for before, after in zip(states, states[1:]):
+            yield Comparison(f"{project.name} {before.name} -> {after.name}", before, after)
 
 
 def rebuilt_versions(source: Path, work: Path) -> dict[str, list[str]]:

@@ -118,12 +118,24 @@ class AgentStep:
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A later user request of the same session and the agent's turn on it."""
+
+    request: str
+    steps: tuple[AgentStep, ...]
+    final_message: str
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     project: str
     request: str
     steps: tuple[AgentStep, ...]
     final_message: str
+    follow_ups: tuple[FollowUp, ...] = ()
+    # Sample hub datasets (``examples/hub/<name>.json``) the session reads offline.
+    hub_datasets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -154,6 +166,12 @@ class RecordedSession:
     index: int
     root: str  # the fake project root, e.g. /home/dev/intervals
     steps: tuple[RecordedStep, ...]
+    follow_ups: tuple[tuple[RecordedStep, ...], ...] = ()  # one per Scenario.follow_ups
+
+    def later_turns(self) -> Iterator[tuple[int, FollowUp, tuple[RecordedStep, ...]]]:
+        """(request number from 2, follow-up, its recorded steps)."""
+        for number, (follow_up, steps) in enumerate(zip(self.scenario.follow_ups, self.follow_ups), 2):
+            yield number, follow_up, steps
 
 
 # --------------------------------------------------------------------------- projects and scenarios
@@ -362,7 +380,263 @@ def build_scenarios() -> list[Scenario]:
             ),
             final_message="intervals.py is written and all 6 tests pass.",
         ),
+        *qa_scenarios(),
+        Scenario(
+            name="python-build-package",
+            project="romans",
+            request=(
+                "Create a small Python package `romans` that converts integers from 1 to 3999 to "
+                "Roman numerals and back (to_roman, from_roman; reject non-standard numerals with an "
+                "InvalidRomanNumeral error that is a ValueError), with pytest tests in tests/. "
+                "Make sure they pass."
+            ),
+            steps=(
+                *write_steps(read_project_state("romans", "reference"),
+                             "I'll write the package and its tests."),
+                AgentStep("Running the tests.", PYTEST),
+            ),
+            final_message="The romans package is written; all 29 tests pass.",
+        ),
+        Scenario(
+            name="python-build-shallow-tests",
+            project="stats",
+            request=(
+                "Write stats.py with mean, median, variance, stdev, value_range, percentile and "
+                "zscores for lists of numbers, plus a few pytest tests in tests/."
+            ),
+            steps=(
+                *write_steps(read_project_state("stats", "reference"),
+                             "I'll write the module and a few tests."),
+                AgentStep("Running the tests.", PYTEST),
+            ),
+            final_message="stats.py is written with 7 passing tests.",
+        ),
     ]
+
+
+# --------------------------------------------------------------------------- extend scenarios
+# Sessions with several user requests (the extend family): the project as request 1 left
+# it (examples/projects/numstats/request1/) and as request 2 left it (request2/).
+
+NUMSTATS_REQUEST_1 = (
+    "Create numstats.py with mean() and median() for lists of numbers (ValueError on an "
+    "empty list) and a pytest suite in tests/."
+)
+NUMSTATS_REQUEST_2 = (
+    "Add mode() (the most frequent value, the smallest one on a tie), value_range() (largest "
+    "minus smallest) and variance() (population variance) to numstats.py, each raising "
+    "ValueError on an empty list, with tests."
+)
+
+
+def numstats_first_turn(say: str) -> tuple[AgentStep, ...]:
+    return (*write_steps(read_project_state("numstats", "request1"), say),
+            AgentStep("Running the tests.", PYTEST))
+
+
+def build_extend_scenarios() -> list[Scenario]:
+    request1 = read_project_state("numstats", "request1")
+    request2 = read_project_state("numstats", "request2")
+    add_functions = unique_replacement(request1["numstats.py"], request2["numstats.py"])
+    spread_tests = "tests/test_spread.py"
+    mode_tests = (
+        "\n\ndef test_mode_picks_the_most_frequent_value():\n    assert mode([3, 1, 3, 2]) == 3\n"
+        "\n\ndef test_mode_breaks_ties_with_the_smallest_value():\n    assert mode([4, 2, 4, 2]) == 2\n"
+        "\n\ndef test_mode_of_one_value():\n    assert mode([6]) == 6\n"
+        "\n\ndef test_mode_of_negative_values():\n    assert mode([-1, -5, -5]) == -5\n"
+        "\n\ndef test_mode_of_empty_list_raises():\n    with pytest.raises(ValueError):\n        mode([])\n"
+    )
+    return [
+        Scenario(
+            name="python-extend-feature",
+            project="numstats",
+            request=NUMSTATS_REQUEST_1,
+            steps=numstats_first_turn("I'll write the module and its tests."),
+            final_message="numstats.py has mean() and median(); all 6 tests pass.",
+            follow_ups=(
+                FollowUp(
+                    request=NUMSTATS_REQUEST_2,
+                    steps=(
+                        AgentStep("Let me look at the module first.", ReadFile("numstats.py")),
+                        AgentStep("Adding the three functions after median().",
+                                  EditFile("numstats.py", *add_functions)),
+                        AgentStep("And their tests in a new file.",
+                                  WriteFile(spread_tests, request2[spread_tests])),
+                        AgentStep("Running the whole suite.", PYTEST),
+                    ),
+                    final_message="mode(), value_range() and variance() are in; all 17 tests pass.",
+                ),
+                FollowUp(
+                    request="Add a short README.md that lists the functions.",
+                    steps=(AgentStep("", WriteFile(
+                        "README.md",
+                        "# numstats\n\nmean, median, mode, value_range and variance for lists of "
+                        "numbers; each raises ValueError on an empty list.\n")),),
+                    final_message="README.md lists the five functions.",
+                ),
+            ),
+        ),
+        Scenario(
+            name="python-extend-shared-test-file",
+            project="numstats",
+            request=NUMSTATS_REQUEST_1,
+            steps=numstats_first_turn("Writing the module and its tests."),
+            final_message="numstats.py has mean() and median(); all 6 tests pass.",
+            follow_ups=(
+                FollowUp(
+                    request="Add mode() to numstats.py: the most frequent value, the smallest one "
+                            "on a tie. Test it next to the other tests.",
+                    steps=(
+                        AgentStep("Adding mode() after median().",
+                                  EditFile("numstats.py", *unique_replacement(
+                                      request1["numstats.py"],
+                                      request2["numstats.py"].split("\n\n\ndef value_range")[0] + "\n"))),
+                        AgentStep("Importing it in the existing test module.",
+                                  EditFile("tests/test_numstats.py", "from numstats import mean, median",
+                                           "from numstats import mean, median, mode")),
+                        AgentStep("", EditFile("tests/test_numstats.py",
+                                               "def test_median_of_empty_list_raises():\n"
+                                               "    with pytest.raises(ValueError):\n        median([])",
+                                               "def test_median_of_empty_list_raises():\n"
+                                               "    with pytest.raises(ValueError):\n        median([])"
+                                               + mode_tests.rstrip("\n"))),
+                        AgentStep("Running the suite.", PYTEST),
+                    ),
+                    final_message="mode() is in; all 11 tests pass.",
+                ),
+            ),
+        ),
+    ]
+
+
+# ---- real checks: declared dependencies, nested node suites, a lint check (branch realchecks)
+RUFF = RunCheck("python -m ruff check .", "Lint the project")
+
+
+def real_check_scenarios() -> list[Scenario]:
+    """A project depending on PyPI packages (attrs, python-dateutil), a node --test suite
+    nesting describe/it, and a ruff lint repair."""
+    return [
+        Scenario(
+            name="python-deps-pytest-fix",
+            project="events",
+            request=(
+                "Write events.py: an attrs Event(title, starts) with ISO 8601 start times parsed by "
+                "python-dateutil (no zone means UTC) and upcoming(events, now), soonest first. "
+                "Declare the dependencies in pyproject.toml and add pytest tests."
+            ),
+            steps=(
+                *write_steps(read_project_state("events", "buggy"), "I'll write the project, its module and tests."),
+                AgentStep("Running the tests.", PYTEST),
+                AgentStep("Events in other time zones come out in the wrong order. Let me look at the sort.",
+                          ReadFile("events.py")),
+                *(AgentStep("Sort by the parsed start time, not by the text.", edit) for edit in fix_edits("events")),
+                AgentStep("", PYTEST),
+            ),
+            final_message="upcoming() now sorts by the parsed start time; all 4 tests pass.",
+        ),
+        Scenario(
+            name="node-describe-fix",
+            project="cart",
+            request=(
+                "Create a small Node module for shopping cart totals in cents with percentage "
+                "discounts, tested with describe/it suites under node --test (`npm test`)."
+            ),
+            steps=(
+                *write_steps(read_project_state("cart", "buggy"), "Setting up package.json, the module and its suites."),
+                AgentStep("Running the tests.", NPM_TEST),
+                AgentStep("The discount tests fail. Let me check total().", ReadFile("src/cart.js")),
+                *(AgentStep("The discount must be a percentage of the subtotal.", edit) for edit in fix_edits("cart")),
+                AgentStep("", NPM_TEST),
+            ),
+            final_message="total() now takes the percentage of the subtotal; all 5 tests pass.",
+        ),
+        Scenario(
+            name="python-ruff-fix",
+            project="inventory",
+            request=(
+                "Write inventory.py (load items from JSON, list the SKUs to reorder) and keep it "
+                "clean under the ruff rules in pyproject.toml."
+            ),
+            steps=(
+                *write_steps(read_project_state("inventory", "buggy"), "I'll write the module and its ruff settings."),
+                AgentStep("Let me lint it.", RUFF),
+                AgentStep("Three findings. Let me read the module.", ReadFile("inventory.py")),
+                *(AgentStep("Drop the unused import and variable, and compare to None with `is not`.", edit)
+                  for edit in fix_edits("inventory")),
+                AgentStep("", RUFF),
+            ),
+            final_message="ruff check passes: the unused import and variable are gone and the None check uses `is not`.",
+        ),
+    ]
+
+
+# ---- end of real checks
+
+
+# --------------------------------------------------------------------------- qa scenarios
+# Sessions that compute a fact from Hugging Face dataset files. ``huggingface_hub`` really
+# runs, offline (HF_HUB_OFFLINE=1), from a hub cache seeded in the session's HOME with the
+# sample dataset's commit that was current at the session's time; pandas really computes.
+
+HUB_DIR = EXAMPLES_DIR / "hub"
+
+CITY_STATS = '''"""Mean daily maximum temperature per city in the city-temperatures dataset."""
+import pandas as pd
+from huggingface_hub import hf_hub_download
+
+path = hf_hub_download("traj2env-samples/city-temperatures", "data/train.parquet", repo_type="dataset")
+frame = pd.read_parquet(path)
+means = frame.groupby("city")["max_temp_c"].mean().round(3).sort_values(ascending=False)
+print(f"{len(frame)} rows, {frame['city'].nunique()} cities")
+print(means.to_string())
+print(f"warmest city: {means.index[0]}")
+'''
+
+
+def qa_scenarios() -> list[Scenario]:
+    return [
+        Scenario(
+            name="python-hf-dataset-stats",
+            project="city-weather",
+            request=(
+                "Using the traj2env-samples/city-temperatures dataset on the Hugging Face Hub, "
+                "tell me the mean daily maximum temperature per city and which city is warmest."
+            ),
+            steps=(
+                AgentStep("I'll write a small pandas script that reads the dataset's parquet file.",
+                          WriteFile("city_stats.py", CITY_STATS)),
+                AgentStep("Running it.", RunCheck("python city_stats.py", "Compute per-city means")),
+            ),
+            final_message="Cairo is warmest (27.85 °C mean maximum); Reykjavik is coldest (4.325 °C).",
+            hub_datasets=("city-temperatures",),
+        ),
+    ]
+
+
+def seed_hub_cache(home: Path, names: tuple[str, ...], moment: datetime) -> None:
+    """The hub cache ``huggingface_hub`` reads offline: each dataset's file at the commit
+    current at ``moment``, in the client's cache layout (blobs, snapshots, refs/main)."""
+    import io
+
+    import pandas as pd
+
+    for name in names:
+        dataset = json.loads((HUB_DIR / f"{name}.json").read_text(encoding="utf-8"))
+        current = max(
+            (c for c in dataset["commits"]
+             if datetime.fromisoformat(c["date"].replace("Z", "+00:00")) <= moment),
+            key=lambda c: c["date"],
+        )
+        repo_dir = home / ".cache" / "huggingface" / "hub" / ("datasets--" + dataset["repo_id"].replace("/", "--"))
+        (repo_dir / "refs").mkdir(parents=True, exist_ok=True)
+        (repo_dir / "refs" / "main").write_text(current["id"], encoding="utf-8")
+        for file_path, rows in current["files"].items():
+            buffer = io.BytesIO()
+            pd.DataFrame(rows).to_parquet(buffer, index=False)
+            target = repo_dir / "snapshots" / current["id"] / file_path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(buffer.getvalue())
 
 
 # --------------------------------------------------------------------------- running a scenario
@@ -441,8 +715,15 @@ def record(scenario: Scenario, index: int) -> RecordedSession:
         project_dir.mkdir()
         home.mkdir()
         env = check_environment(home)
+        if scenario.hub_datasets:
+            seed_hub_cache(home, scenario.hub_datasets, FIRST_SESSION_START + timedelta(hours=index))
+            env["HF_HUB_OFFLINE"] = "1"
         steps = tuple(play_step(step, project_dir, env, fake_root) for step in scenario.steps)
-    return RecordedSession(scenario, index, fake_root, steps)
+        follow_ups = tuple(
+            tuple(play_step(step, project_dir, env, fake_root) for step in follow_up.steps)
+            for follow_up in scenario.follow_ups
+        )
+    return RecordedSession(scenario, index, fake_root, steps, follow_ups)
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -571,7 +852,8 @@ def claude_code_lines(session: RecordedSession) -> list[dict[str, object]]:
         })
         parent = line_uuid
 
-    for position, recorded in enumerate(session.steps, 1):
+    def play(position: int, recorded: RecordedStep) -> None:
+        nonlocal parent
         step, action = recorded.step, recorded.step.action
         message_id = "msg_01" + stable_token(22, session_id, "msg", str(position))
         request_id = "req_011C" + stable_token(20, session_id, "req", str(position))
@@ -651,13 +933,31 @@ def claude_code_lines(session: RecordedSession) -> list[dict[str, object]]:
         })
         parent = line_uuid
 
-    final_id = "msg_01" + stable_token(22, session_id, "msg", "final")
-    clock.tick(2.0)
-    assistant_line(final_id, "req_011C" + stable_token(20, session_id, "req", "final"),
-                   {"type": "text", "text": scenario.final_message},
-                   {"input_tokens": 2, "cache_creation_input_tokens": 120,
-                    "cache_read_input_tokens": 20000, "output_tokens": 40,
-                    "service_tier": "standard"})
+    def final(text: str, tag: str) -> None:
+        final_id = "msg_01" + stable_token(22, session_id, "msg", tag)
+        clock.tick(2.0)
+        assistant_line(final_id, "req_011C" + stable_token(20, session_id, "req", tag),
+                       {"type": "text", "text": text},
+                       {"input_tokens": 2, "cache_creation_input_tokens": 120,
+                        "cache_read_input_tokens": 20000, "output_tokens": 40,
+                        "service_tier": "standard"})
+
+    for position, recorded in enumerate(session.steps, 1):
+        play(position, recorded)
+    final(scenario.final_message, "final")
+    position = len(session.steps)
+    for number, follow_up, recorded_steps in session.later_turns():
+        user_uuid = next_uuid()
+        lines.append({
+            "parentUuid": parent, **envelope, "type": "user",
+            "message": {"role": "user", "content": follow_up.request},
+            "uuid": user_uuid, "timestamp": clock.tick(30.0), "permissionMode": "default",
+        })
+        parent = user_uuid
+        for recorded in recorded_steps:
+            position += 1
+            play(position, recorded)
+        final(follow_up.final_message, f"final-{number}")
     return lines
 
 
@@ -722,20 +1022,21 @@ def codex_lines(session: RecordedSession) -> list[dict[str, object]]:
         "type": "input_text",
         "text": f"<environment_context>\n  <cwd>{session.root}</cwd>\n  <shell>bash</shell>\n"
                 "</environment_context>"}]})
-    emit("event_msg", {"type": "task_started", "turn_id": turn_id,
-                       "model_context_window": 258400, "collaboration_mode_kind": "default"})
-    emit("response_item", {"type": "message", "role": "user",
-                           "content": [{"type": "input_text", "text": scenario.request}]})
-    emit("event_msg", {"type": "user_message", "message": scenario.request, "images": [],
-                       "local_images": [], "text_elements": []})
-    emit("turn_context", {
-        "turn_id": turn_id, "cwd": session.root, "approval_policy": "never",
-        "sandbox_policy": {"type": "danger-full-access"}, "model": CODEX_MODEL,
-        "personality": "pragmatic", "effort": "medium", "summary": "auto",
-    })
-    emit("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
+    def start_turn(turn: str, request: str) -> None:
+        emit("event_msg", {"type": "task_started", "turn_id": turn,
+                           "model_context_window": 258400, "collaboration_mode_kind": "default"})
+        emit("response_item", {"type": "message", "role": "user",
+                               "content": [{"type": "input_text", "text": request}]})
+        emit("event_msg", {"type": "user_message", "message": request, "images": [],
+                           "local_images": [], "text_elements": []})
+        emit("turn_context", {
+            "turn_id": turn, "cwd": session.root, "approval_policy": "never",
+            "sandbox_policy": {"type": "danger-full-access"}, "model": CODEX_MODEL,
+            "personality": "pragmatic", "effort": "medium", "summary": "auto",
+        })
+        emit("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
 
-    for position, recorded in enumerate(session.steps, 1):
+    def play(position: int, recorded: RecordedStep) -> None:
         step, action = recorded.step, recorded.step.action
         call_id = "call_" + stable_token(24, session_id, "call", str(position))
         if step.say:
@@ -749,7 +1050,7 @@ def codex_lines(session: RecordedSession) -> list[dict[str, object]]:
                 "type": "custom_tool_call_output", "call_id": call_id,
                 "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\n"
                           f"Success. Updated the following files:\n{letter} {action.path}\n"}, 0.05)
-            continue
+            return
         if isinstance(action, ReadFile):
             # Codex has no read tool: it prints files with sed through exec_command.
             assert recorded.file_before is not None
@@ -765,9 +1066,23 @@ def codex_lines(session: RecordedSession) -> list[dict[str, object]]:
         emit("response_item", {"type": "function_call_output", "call_id": call_id,
                                "output": codex_exec_output(call_id, result)}, 0.5)
 
-    assistant_text(scenario.final_message, "final_answer")
-    emit("event_msg", {"type": "task_complete", "turn_id": turn_id,
-                       "last_agent_message": scenario.final_message})
+    def end_turn(turn: str, text: str) -> None:
+        assistant_text(text, "final_answer")
+        emit("event_msg", {"type": "task_complete", "turn_id": turn, "last_agent_message": text})
+
+    start_turn(turn_id, scenario.request)
+    for position, recorded in enumerate(session.steps, 1):
+        play(position, recorded)
+    end_turn(turn_id, scenario.final_message)
+    position = len(session.steps)
+    for number, follow_up, recorded_steps in session.later_turns():
+        later_turn = stable_uuid("codex", scenario.name, "turn", str(number))
+        clock.tick(30.0)
+        start_turn(later_turn, follow_up.request)
+        for recorded in recorded_steps:
+            position += 1
+            play(position, recorded)
+        end_turn(later_turn, follow_up.final_message)
     return lines
 
 
@@ -815,8 +1130,7 @@ def pi_lines(session: RecordedSession) -> list[dict[str, object]]:
                 "cost": {"input": 1.5e-05, "output": 0.003, "cacheRead": cache_read * 5e-07,
                          "cacheWrite": 0.00125, "total": round(0.004265 + cache_read * 5e-07, 9)}}
 
-    message({"role": "user", "content": [{"type": "text", "text": scenario.request}]}, 0.0)
-    for position, recorded in enumerate(session.steps, 1):
+    def play(position: int, recorded: RecordedStep) -> None:
         step, action = recorded.step, recorded.step.action
         call_id = "toolu_01" + stable_token(22, session_id, "tool", str(position))
         content: list[dict[str, object]] = [{"type": "text", "text": step.say}] if step.say else []
@@ -859,9 +1173,22 @@ def pi_lines(session: RecordedSession) -> list[dict[str, object]]:
                 text = f"{output}\n\nCommand exited with code {recorded.result.exit_code}"
                 result.update(content=[{"type": "text", "text": text}], details={}, isError=True)
         message(result, 0.3 if name != "bash" else 1.8)
-    message({"role": "assistant", "content": [{"type": "text", "text": scenario.final_message}],
-             "api": "anthropic-messages", "provider": "anthropic", "model": PI_MODEL,
-             "usage": usage(len(session.steps) + 1), "stopReason": "stop"}, 2.0)
+    def final(text: str, position: int) -> None:
+        message({"role": "assistant", "content": [{"type": "text", "text": text}],
+                 "api": "anthropic-messages", "provider": "anthropic", "model": PI_MODEL,
+                 "usage": usage(position), "stopReason": "stop"}, 2.0)
+
+    message({"role": "user", "content": [{"type": "text", "text": scenario.request}]}, 0.0)
+    for position, recorded in enumerate(session.steps, 1):
+        play(position, recorded)
+    final(scenario.final_message, len(session.steps) + 1)
+    position = len(session.steps)
+    for _, follow_up, recorded_steps in session.later_turns():
+        message({"role": "user", "content": [{"type": "text", "text": follow_up.request}]}, 30.0)
+        for recorded in recorded_steps:
+            position += 1
+            play(position, recorded)
+        final(follow_up.final_message, position + 1)
     return lines
 
 
@@ -881,7 +1208,7 @@ def atif_document(session: RecordedSession) -> dict[str, object]:
     def timestamp(seconds: float) -> str:
         return clock.tick(seconds).replace(".000Z", "Z")
 
-    for position, recorded in enumerate(session.steps, 1):
+    def play(position: int, recorded: RecordedStep) -> None:
         step, action = recorded.step, recorded.step.action
         call_id = "toolu_01" + stable_token(22, session_id, "tool", str(position))
         observation: dict[str, object] = {"source_call_id": call_id}
@@ -924,8 +1251,19 @@ def atif_document(session: RecordedSession) -> dict[str, object]:
                             "extra": {"cwd": session.root}}],
             "observation": {"results": [observation]},
         })
+    for position, recorded in enumerate(session.steps, 1):
+        play(position, recorded)
     steps.append({"step_id": len(steps) + 1, "timestamp": timestamp(2.0), "source": "agent",
                   "message": scenario.final_message})
+    position = len(session.steps)
+    for _, follow_up, recorded_steps in session.later_turns():
+        steps.append({"step_id": len(steps) + 1, "timestamp": timestamp(30.0), "source": "user",
+                      "message": follow_up.request})
+        for recorded in recorded_steps:
+            position += 1
+            play(position, recorded)
+        steps.append({"step_id": len(steps) + 1, "timestamp": timestamp(2.0), "source": "agent",
+                      "message": follow_up.final_message})
     return {
         "schema_version": "ATIF-v1.7",
         "session_id": session_id,
@@ -957,7 +1295,7 @@ def rendered_files(session: RecordedSession) -> Iterator[tuple[str, str]]:
 def generate(output_dir: Path) -> list[Path]:
     """Record every scenario and write its four files; returns the paths written."""
     written: list[Path] = []
-    for index, scenario in enumerate(build_scenarios()):
+    for index, scenario in enumerate([*build_scenarios(), *build_extend_scenarios(), *real_check_scenarios()]):
         session = record(scenario, index)
         for relative_path, text in rendered_files(session):
             target = output_dir / relative_path

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up on a fresh machine: Python 3.12 venv with the locked packages,
-# the Docker tools the tests need, and the offline base images.
+# the Docker tools and the browser the tests need, and the offline base images.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,9 @@ UV_PYTHON="$PYTHON" "$PYTHON" -m uv sync --frozen --all-extras --quiet
 
 if [ -x .ci/install-docker-tools ] || [ -f .ci/install-docker-tools ]; then
   bash .ci/install-docker-tools
+fi
+if [ -f .ci/install-browser ]; then
+  bash .ci/install-browser
 fi
 if .venv/bin/traj2env --help 2>/dev/null | grep -q '\bbases\b'; then
   .venv/bin/traj2env bases

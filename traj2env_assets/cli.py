@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 import uuid
 from collections.abc import Iterator
@@ -12,37 +11,63 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import dagster as dg
+import docker.errors
+import yaml
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import apply_pool_limits
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
+from traj2env_assets.definitions import build_definitions
+from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.docker_engine.commands import add_docker_commands
-from traj2env_assets.report import REPORT_FILE
+from traj2env_assets.report import REPORT_FILE, RunReport
+from traj2env_assets.run_progress import StageCounter, StageProgress, print_summary
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
+from traj2env_assets.trajectory_export.export import export_spec
+from traj2env_assets.trajectory_export.wheelhouse import WheelhouseError
+from traj2env_assets.workspace import Workspace, atomic_write_text
 
 console = Console(stderr=True)
 # The progress bar is the CLI's output; Dagster's per-event console log would bury it.
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
-def ensure_dagster_home() -> Path:
-    """Use DAGSTER_HOME, or a local ``.dagster_home`` seeded from the repository's dagster.yaml."""
-    if os.environ.get("DAGSTER_HOME"):
-        home = Path(os.environ["DAGSTER_HOME"])
-    else:
-        home = Path(".dagster_home").resolve()
-        os.environ["DAGSTER_HOME"] = str(home)
+# The instance the CLI creates when it finds none: local SQLite storage under its home,
+# no usage statistics (and so no telemetry banner). The Docker and LLM pools' limits are
+# set per run by apply_pool_limits; default_limit covers a pool before that.
+INSTANCE_CONFIG = {"telemetry": {"enabled": False}, "concurrency": {"pools": {"default_limit": 1}}}
+INSTANCE_DIR = ".dagster"
+
+
+def dagster_home(workspace: Path) -> Path:
+    """``DAGSTER_HOME`` when set, else ``<workspace>/.dagster``; given an instance config
+    (``dagster.yaml``) when it has none, so Dagster neither warns nor asks about telemetry."""
+    home = Path(os.environ.get("DAGSTER_HOME") or workspace / INSTANCE_DIR).resolve()
     home.mkdir(parents=True, exist_ok=True)
-    template = Path("dagster.yaml")
-    if not (home / "dagster.yaml").exists() and template.is_file():
-        shutil.copyfile(template, home / "dagster.yaml")
+    config = home / "dagster.yaml"
+    if not config.exists():
+        atomic_write_text(config, yaml.safe_dump(INSTANCE_CONFIG, sort_keys=False))
     return home
+
+
+@contextmanager
+def dagster_instance(workspace: Path) -> Iterator[dg.DagsterInstance]:
+    """The run's instance, with ``DAGSTER_HOME`` pointing at it while it is open (Dagster's
+    telemetry and storage helpers read the variable, not the instance)."""
+    home = dagster_home(workspace)
+    previous = os.environ.get("DAGSTER_HOME")
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            yield instance
+    finally:
+        if previous is None:
+            os.environ.pop("DAGSTER_HOME", None)
+        else:
+            os.environ["DAGSTER_HOME"] = previous
 
 
 BATCH_SIZE = 32
@@ -113,11 +138,17 @@ def run_partitions(
     return failed
 
 
-def generate(settings: RunSettings) -> Path:
-    """Register the sources, run every stage per trajectory in-process, write report.json."""
-    ensure_dagster_home()
-    instance = dg.DagsterInstance.get()
+def generate(settings: RunSettings, summary: Console | None = None) -> Path:
+    """Register the sources, run every stage per trajectory in-process, write report.json
+    and the funnel files, and print the funnel and top skip reasons to ``summary``."""
     workspace = Workspace(root=settings.workspace)
+    with dagster_instance(settings.workspace) as instance:
+        report = _generate(settings, workspace, instance)
+    print_summary(summary or Console(), RunReport.model_validate_json(report.read_text(encoding="utf-8")))
+    return report
+
+
+def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance) -> Path:
     options = settings.options
     registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
@@ -128,15 +159,13 @@ def generate(settings: RunSettings) -> Path:
     defs = build_definitions(PipelineResource.from_settings(settings))
     pipeline_job = defs.resolve_job_def(PIPELINE_JOB)
     failures: list[str] = []
-    with Progress(
-        TextColumn("[bold]trajectories"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.description}"), console=console,
-    ) as progress:
-        task = progress.add_task("", total=len(keys))
-        for batch in partition_batches(instance, keys):
-            progress.update(task, description=batch[0] if len(batch) == 1 else f"{batch[0]} … {batch[-1]}")
-            failures += run_partitions(pipeline_job, instance, batch, run_tags)
-            progress.advance(task, len(batch))
+    with StageProgress(console) as progress:
+        counter = StageCounter(workspace, progress, progress.add_task("", total=len(keys)))
+        with counter.refreshing():
+            for batch in partition_batches(instance, keys):
+                counter.start_batch(batch)
+                failures += run_partitions(pipeline_job, instance, batch, run_tags)
+                counter.finish_batch(batch)
     defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=run_tags)
     if failures:
         console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")
@@ -156,6 +185,19 @@ def _generate_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_command(args: argparse.Namespace) -> int:
+    try:
+        summary = export_spec(args.dataset, args.out, wheelhouse=args.wheelhouse)
+    except (OSError, ValueError, WheelhouseError, docker.errors.DockerException) as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 2
+    print(
+        f"spec: {summary.spec_dir} ({summary.tasks} tasks: {summary.train} train, {summary.test} test; "
+        f"build context {summary.context_files} files, {summary.context_bytes / 2**20:.1f} MiB)"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="traj2env", description="Turn recorded coding-agent sessions into verified Harbor tasks."
@@ -172,6 +214,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="stage outputs root; relative output paths of the config (destination, llm_cache_dir) resolve against it",
     )
     gen.set_defaults(handler=_generate_command)
+    export = commands.add_parser("export", help="write a Trajectory platform spec for a Harbor dataset")
+    export.add_argument("--dataset", type=Path, required=True, help="the published tasks (the config's destination)")
+    export.add_argument("--out", type=Path, required=True, help="where to write benchmark/ and upload.py")
+    export.add_argument(
+        "--wheelhouse", type=Path, default=None,
+        help="a wheelhouse from an earlier export (default: download the harness's wheels from PyPI)",
+    )
+    export.set_defaults(handler=_export_command)
     add_docker_commands(commands)
     return parser
 

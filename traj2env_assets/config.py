@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 SourceFormat = Literal["auto", "atif", "claude-code", "codex", "pi"]
 ReasoningEffort = Literal["low", "medium", "high"]
@@ -36,6 +36,8 @@ class PipelineOptions(BaseModel):
     limit: int | None = Field(default=None, ge=1)
     jobs: int = Field(default=4, ge=1)
     scan: bool = True
+    scan_block: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(default_factory=list)
+    scan_allow: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(default_factory=list)
     propose_only: bool = False
     platform: str = "linux/amd64"
     max_llm_tokens: int = Field(default=32000, ge=1)
@@ -55,6 +57,25 @@ class PipelineOptions(BaseModel):
             raise ValueError(f"families must name at least one of {', '.join(implemented_names())}")
         selected_families(value)
         return list(dict.fromkeys(value))
+
+    @field_validator("scan_block", "scan_allow")
+    @classmethod
+    def _known_finding_ids(cls, value: list[str]) -> list[str]:
+        # Imported here: atif-scan is optional; without it the gate never runs.
+        from traj2env_assets.scan_gate import known_finding_ids
+
+        known = known_finding_ids()
+        unknown = [item for item in value if known is not None and item not in known]
+        if unknown:
+            raise ValueError(f"unknown atif-scan finding id(s): {', '.join(unknown)}")
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _block_and_allow_disjoint(self) -> PipelineOptions:
+        both = sorted(set(self.scan_block) & set(self.scan_allow))
+        if both:
+            raise ValueError(f"finding id(s) both in scan_block and scan_allow: {', '.join(both)}")
+        return self
 
     @classmethod
     def option_names(cls) -> list[str]:

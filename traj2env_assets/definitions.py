@@ -1,4 +1,4 @@
-"""The traj2env code location: every stage asset, the folder sensor and their resources."""
+"""The traj2env code location: every stage asset, the jobs, the sensors and their resources."""
 
 from __future__ import annotations
 
@@ -8,21 +8,20 @@ from pathlib import Path
 import dagster as dg
 
 from traj2env_assets.defs.candidates import candidates_asset
+from traj2env_assets.defs.dataset import harbor_dataset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
 from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, task_images, trials
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.jobs import base_images_job, run_report_job, trajectory_pipeline_job, trajectory_spec_job
 from traj2env_assets.defs.llm import LlmResource
 from traj2env_assets.defs.proposals import llm_proposals_asset
 from traj2env_assets.defs.publish import published_tasks
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.sensors import PER_TRAJECTORY_ASSETS, trajectory_folder_sensor
+from traj2env_assets.defs.trajectory_spec import trajectory_spec
+from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.families import registry
-
-PIPELINE_JOB = "trajectory_pipeline"
-REPORT_JOB = "run_report_job"
-BASE_IMAGES_JOB = "base_images_job"
 
 
 def stage_assets() -> list[dg.AssetsDefinition]:
@@ -48,14 +47,10 @@ def build_definitions(
 ) -> dg.Definitions:
     """The code location; the CLI builds it with its own settings, the UI with the environment's."""
     return dg.Definitions(
-        assets=[*stage_assets(), base_images, run_report],
+        assets=[*stage_assets(), base_images, run_report, harbor_dataset, trajectory_spec],
         asset_checks=[report_matches_stage_files, no_orphaned_staging],
-        sensors=[trajectory_folder_sensor],
-        jobs=[
-            dg.define_asset_job(PIPELINE_JOB, selection=PER_TRAJECTORY_ASSETS),
-            dg.define_asset_job(REPORT_JOB, selection=[run_report]),
-            dg.define_asset_job(BASE_IMAGES_JOB, selection=[base_images]),
-        ],
+        sensors=[trajectory_folder_sensor, report_refresh_sensor],
+        jobs=[trajectory_pipeline_job, run_report_job, base_images_job, trajectory_spec_job],
         resources={
             "pipeline": pipeline,
             "docker_engine": docker_engine or DockerEngineResource(pipeline=pipeline),

@@ -1,7 +1,9 @@
 """Publishing staged tasks: a task reaches ``<destination>/<task-id>/`` only whole, and never over another.
 
 A family stages each task privately under the workspace; publishing copies the staged
-directory next to the destination under a temporary name and renames it into place.
+directory next to the destination under a temporary name and renames it into place; a
+copy left by a publisher killed mid-copy (``kill -9``) is removed by the next publish of
+that task.
 An existing task directory with the same id is preserved (``duplicate``), so a rerun
 that fails, or finds the same task again, never deletes or half-writes a published task.
 """
@@ -24,12 +26,40 @@ class PublishOutcome(BaseModel):
     path: str
 
 
+_PUBLISHING_SUFFIX = ".publishing"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_publishing(destination: Path, task_id: str) -> list[Path]:
+    """Remove copies of ``task_id`` left half-made by a publisher that was killed (its
+    process id, in the copy's name, no longer runs). Returns what was removed."""
+    removed = []
+    for leftover in destination.glob(f".{task_id}.*{_PUBLISHING_SUFFIX}"):
+        pid = leftover.name[len(task_id) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
+            removed.append(leftover)
+    return removed
+
+
 def publish_task(staged: Path, destination: Path, task_id: str) -> PublishOutcome:
     target = destination / task_id
     if target.exists():
         return PublishOutcome(status="duplicate", path=str(target))
     destination.mkdir(parents=True, exist_ok=True)
-    temporary = Path(tempfile.mkdtemp(dir=destination, prefix=f".{task_id}.", suffix=".publishing"))
+    sweep_stale_publishing(destination, task_id)
+    temporary = Path(
+        tempfile.mkdtemp(dir=destination, prefix=f".{task_id}.{os.getpid()}.", suffix=_PUBLISHING_SUFFIX)
+    )
     try:
         shutil.copytree(staged, temporary, dirs_exist_ok=True, symlinks=True)
         try:

@@ -17,17 +17,20 @@ from traj2env_assets.lifecycle.status import (
     CandidateStatus,
     Stage,
     candidate_dir,
+    read_mining,
     statuses_of,
 )
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.replay.models import ReplayFidelity
 from traj2env_assets.replay.stage import read_fidelity
-from traj2env_assets.scan_gate import read_verdict
+from traj2env_assets.scan_gate import FindingEvidence, read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
 
 REPORT_FILE = "report.json"
+# A family mined a replayed input and found nothing to make a task from.
+NO_CANDIDATE = "no_candidate"
 
 
 class InputRecord(BaseModel):
@@ -44,8 +47,13 @@ class InputRecord(BaseModel):
     duplicate_tool_calls: int = 0
     scan_outcome: str | None = None
     scan_blocking_findings: list[str] = Field(default_factory=list)
+    scan_blocking_evidence: dict[str, list[FindingEvidence]] = Field(default_factory=dict)
+    """Per blocking finding id: where it matched (step id, channel, tool, excerpt)."""
     scan_findings: list[str] = Field(default_factory=list)
     replay_fidelity: ReplayFidelity | None = None
+    mining_skipped: dict[str, str] = Field(default_factory=dict)
+    """Per family that mined this input and found no candidate: why (``no_candidate``
+    when the replay was fine but the family found nothing to make a task from)."""
 
 
 class ProposalSummary(BaseModel):
@@ -74,6 +82,8 @@ class CandidateRecord(BaseModel):
     detail: str | None = None
     reward_kind: str
     facts: dict[str, Fact] = Field(default_factory=dict)
+    calibration_facts: dict[str, Fact] = Field(default_factory=dict)
+    """What calibration in the image found (build: tests kept, kill rate...)."""
     proposal: ProposalSummary | None = None
     trial_rewards: dict[str, float | None] = Field(default_factory=dict)
     evidence: dict[str, str] = Field(default_factory=dict)
@@ -109,12 +119,17 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
     if verdict is not None:
         record.scan_outcome = verdict.outcome
         record.scan_blocking_findings = verdict.blocking_ids
+        record.scan_blocking_evidence = {f.id: f.evidence for f in verdict.findings if f.blocking}
         record.scan_findings = [finding.id for finding in verdict.findings]
         if verdict.outcome == "blocked":
             record.status, record.reason = "skipped", "gate"
         elif verdict.outcome == "scan_error":
             record.status, record.reason, record.detail = "skipped", "scan_error", verdict.reason
     record.replay_fidelity = read_fidelity(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    for family in implemented_names():
+        mining = read_mining(workspace, family, partition_key)
+        if mining is not None and not mining.task_ids:
+            record.mining_skipped[family] = mining.skipped_reason or NO_CANDIDATE
     return record
 
 
@@ -137,6 +152,7 @@ def candidate_record(workspace: Workspace, status: CandidateStatus) -> Candidate
         detail=status.drop.detail if status.drop else None,
         reward_kind=status.reward_kind,
         facts=status.facts,
+        calibration_facts=status.calibration.facts if status.calibration else {},
         proposal=ProposalSummary(
             prompt=proposal.prompt,
             prompt_version=proposal.prompt_version,

@@ -19,8 +19,20 @@ channels) except for the checks below, which fire on honest coding work:
 - ``code.verifier_path_reference`` (high): any session that writes its own
   ``tests/`` or ``conftest.py`` references "verifier paths"; repair sessions do
   exactly that.
+- ``side_channel.model_call`` (high): fires on any text the agent wrote that calls a
+  model API, and an agent building an app that talks to an LLM writes exactly that
+  (a real Codex session was blocked for an ``https://api.openai.com/v1/chat/completions``
+  URL in the app it built; Claude Code ``Write`` and Codex ``apply_patch`` code is matched
+  like a ``curl`` to the API). A model the agent consulted does not make its fix
+  wrong: the task is built from the replayed files and every trial runs with
+  networking off, so a solution that needs a model at test time fails its own trials.
 Medium checks such as ``tamper.harness_hooks`` (writing ``conftest.py``) and
 ``access.test_path`` stay below the default threshold for the same reason.
+
+The options ``scan_block`` and ``scan_allow`` (finding ids) override the set: a blocked
+id blocks at any severity, an allowed id never blocks. Every finding that blocks
+carries its evidence (step id, channel, tool, a secret-masked excerpt) into
+``verdict.json`` and ``report.json``.
 """
 
 from __future__ import annotations
@@ -38,14 +50,28 @@ from traj2env_assets.workspace import STAGE_SCAN, Workspace, atomic_write_json
 GateOutcome = Literal["clean", "blocked", "disabled", "scanner_absent", "scan_error", "not_converted"]
 SeverityName = Literal["info", "low", "medium", "high", "critical"]
 SEVERITY_RANK: dict[str, int] = {"info": 0, "low": 25, "medium": 50, "high": 75, "critical": 100}
-EXEMPT_CHECKS: frozenset[str] = frozenset({"code.verifier_path_reference"})
+EXEMPT_CHECKS: frozenset[str] = frozenset({"code.verifier_path_reference", "side_channel.model_call"})
+MAX_CITATIONS = 3
+EXCERPT_CHARS = 120
+"""Characters of context kept on each side of a cited match."""
 PASSING_OUTCOMES: frozenset[str] = frozenset({"clean", "disabled", "scanner_absent"})
+
+
+class FindingEvidence(BaseModel):
+    """Where a blocking finding matched (atif-scan's citation, secrets masked)."""
+
+    step_id: int | str | None = None
+    channel: str
+    tool: str | None = None
+    excerpt: str
 
 
 class ScanFinding(BaseModel):
     id: str
     severity: SeverityName | None = None
     blocking: bool = False
+    evidence: list[FindingEvidence] = Field(default_factory=list)
+    """Up to ``MAX_CITATIONS`` places the finding matched; filled for blocking findings."""
 
 
 class ScanVerdict(BaseModel):
@@ -54,6 +80,8 @@ class ScanVerdict(BaseModel):
     outcome: GateOutcome
     reason: str | None = None
     blocking_severity: SeverityName = "high"
+    block: list[str] = Field(default_factory=list)
+    allow: list[str] = Field(default_factory=list)
     findings: list[ScanFinding] = Field(default_factory=list)
     scanner_version: str | None = None
     input_key: str | None = None
@@ -72,6 +100,51 @@ def scanner_installed() -> bool:
     return importlib.util.find_spec("atif_scan") is not None
 
 
+def known_finding_ids() -> frozenset[str] | None:
+    """Every check id the scanner can report, or None when it is not installed."""
+    if not scanner_installed():
+        return None
+    from atif_scan import builtin_detectors
+
+    return frozenset(detector.spec.id for detector in builtin_detectors())
+
+
+def is_blocking(
+    finding_id: str,
+    severity: SeverityName | None,
+    blocking_severity: SeverityName,
+    block: frozenset[str] | set[str] = frozenset(),
+    allow: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    if finding_id in block:
+        return True
+    if finding_id in allow or finding_id in EXEMPT_CHECKS or severity is None:
+        return False
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[blocking_severity]
+
+
+def _evidence(trace: Any, locators: tuple[Any, ...]) -> list[FindingEvidence]:
+    from atif_scan.evidence.cite import cite
+
+    cited: list[FindingEvidence] = []
+    for locator in locators[:MAX_CITATIONS]:
+        try:
+            citation = cite(trace, locator)
+        except (IndexError, KeyError, ValueError):  # a locator the trace cannot resolve: cite nothing
+            continue
+        before = str(citation.get("before", ""))[-EXCERPT_CHARS:]
+        after = str(citation.get("after", ""))[:EXCERPT_CHARS]
+        cited.append(
+            FindingEvidence(
+                step_id=citation.get("step_id"),
+                channel=str(citation.get("channel")),
+                tool=citation.get("tool"),
+                excerpt=f"{before}{citation.get('match', '')}{after}",
+            )
+        )
+    return cited
+
+
 def _severity_name(severity: Any) -> SeverityName | None:
     name = getattr(severity, "name", None) or (str(severity) if severity is not None else None)
     lowered = name.lower() if name else None
@@ -83,43 +156,42 @@ def scan_trajectory(
     *,
     enabled: bool = True,
     blocking_severity: SeverityName = "high",
+    block: list[str] | None = None,
+    allow: list[str] | None = None,
     scanner_available: bool | None = None,
 ) -> ScanVerdict:
     """Scan one ATIF document (as a JSON dict) and decide whether it passes the gate."""
+    settings = {"blocking_severity": blocking_severity, "block": sorted(block or []), "allow": sorted(allow or [])}
     if not enabled:
-        return ScanVerdict(outcome="disabled", blocking_severity=blocking_severity)
+        return ScanVerdict(outcome="disabled", **settings)
     if not (scanner_installed() if scanner_available is None else scanner_available):
-        return ScanVerdict(outcome="scanner_absent", blocking_severity=blocking_severity)
+        return ScanVerdict(outcome="scanner_absent", **settings)
     from atif_scan import Context, Engine, Status, TraceError, builtin_detectors, parse_trace
 
     try:
         trace = parse_trace(document)
         assessments = Engine(builtin_detectors()).evaluate(trace, Context())
     except TraceError as exc:
-        return ScanVerdict(outcome="scan_error", reason=f"scanner rejected the trace: {exc}", blocking_severity=blocking_severity)
+        return ScanVerdict(outcome="scan_error", reason=f"scanner rejected the trace: {exc}", **settings)
     except Exception as exc:  # noqa: BLE001 - any scanner failure must yield scan_error, never clean
-        return ScanVerdict(
-            outcome="scan_error", reason=f"{type(exc).__name__}: {exc}", blocking_severity=blocking_severity
-        )
-    threshold = SEVERITY_RANK[blocking_severity]
+        return ScanVerdict(outcome="scan_error", reason=f"{type(exc).__name__}: {exc}", **settings)
     findings: dict[str, ScanFinding] = {}
     for assessment in assessments:
         if assessment.result.status != Status.MATCH:
             continue
         severity = _severity_name(assessment.spec.severity)
-        blocking = (
-            severity is not None
-            and SEVERITY_RANK[severity] >= threshold
-            and assessment.spec.id not in EXEMPT_CHECKS
+        blocking = is_blocking(assessment.spec.id, severity, blocking_severity, set(block or []), set(allow or []))
+        evidence = _evidence(trace, assessment.result.evidence) if blocking else []
+        findings[assessment.spec.id] = ScanFinding(
+            id=assessment.spec.id, severity=severity, blocking=blocking, evidence=evidence
         )
-        findings[assessment.spec.id] = ScanFinding(id=assessment.spec.id, severity=severity, blocking=blocking)
     ordered = sorted(findings.values(), key=lambda f: (-SEVERITY_RANK.get(f.severity or "info", 0), f.id))
     blocked = any(finding.blocking for finding in ordered)
     return ScanVerdict(
         outcome="blocked" if blocked else "clean",
         reason="gate" if blocked else None,
-        blocking_severity=blocking_severity,
         findings=ordered,
+        **settings,
         scanner_version=_scanner_version(),
     )
 
@@ -134,6 +206,8 @@ def _scanner_version() -> str | None:
 
 
 VERDICT_FILE = "verdict.json"
+SCAN_GATE_VERSION = "2"
+"""Bumped when the gate's own rules change (the default blocking set, evidence), so old verdicts are redone."""
 
 
 def read_verdict(workspace: Workspace, partition_key: str) -> ScanVerdict | None:
@@ -144,13 +218,27 @@ def read_verdict(workspace: Workspace, partition_key: str) -> ScanVerdict | None
 
 
 def scan_partition(
-    workspace: Workspace, partition_key: str, *, enabled: bool = True, blocking_severity: SeverityName = "high"
+    workspace: Workspace,
+    partition_key: str,
+    *,
+    enabled: bool = True,
+    blocking_severity: SeverityName = "high",
+    block: list[str] | None = None,
+    allow: list[str] | None = None,
 ) -> ScanVerdict:
     """Scan the partition's converted trajectory and write ``scan/<key>/verdict.json``,
     unless the same trajectory was already scanned the same way."""
     conversion = read_conversion(workspace, partition_key)
     scanner = _scanner_version() if enabled and scanner_installed() else None
-    settings = [conversion.content_sha256 if conversion else None, enabled, blocking_severity, scanner]
+    settings = [
+        conversion.content_sha256 if conversion else None,
+        enabled,
+        blocking_severity,
+        scanner,
+        sorted(block or []),
+        sorted(allow or []),
+        SCAN_GATE_VERSION,
+    ]
     input_key = hashlib.sha256(json.dumps(settings).encode()).hexdigest()
     previous = read_verdict(workspace, partition_key)
     if previous is not None and previous.input_key == input_key:
@@ -160,10 +248,14 @@ def scan_partition(
             outcome="not_converted",
             reason=conversion.reason if conversion else "no conversion record",
             blocking_severity=blocking_severity,
+            block=sorted(block or []),
+            allow=sorted(allow or []),
         )
     else:
         document = json.loads(trajectory_path(workspace, partition_key).read_text(encoding="utf-8"))
-        verdict = scan_trajectory(document, enabled=enabled, blocking_severity=blocking_severity)
+        verdict = scan_trajectory(
+            document, enabled=enabled, blocking_severity=blocking_severity, block=block, allow=allow
+        )
     verdict = verdict.model_copy(update={"input_key": input_key})
     atomic_write_json(workspace.stage_file(STAGE_SCAN, partition_key, VERDICT_FILE), verdict)
     return verdict

@@ -22,6 +22,7 @@ from typing import Literal
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
+from traj2env_assets.formats.claude_code import flat_subagent_parent
 from traj2env_assets.formats.detect import UndetectableFormat, detect_head, read_head, session_id_in_head
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
@@ -92,9 +93,12 @@ def file_sha256(path: Path) -> str:
 
 
 def _is_subagent_log(path: Path) -> bool:
-    """Claude Code keeps sub-agents in ``<session>/subagents/``; they belong to the session."""
+    """Claude Code keeps sub-agents in ``<session>/subagents/`` (older CLIs: flat
+    ``agent-<id>.jsonl`` beside the session file); they belong to the session."""
     parent = path.parent
-    return parent.name == "subagents" and parent.parent.with_suffix(".jsonl").is_file()
+    if parent.name == "subagents" and parent.parent.with_suffix(".jsonl").is_file():
+        return True
+    return flat_subagent_parent(path) is not None
 
 
 def discover_source_files(source_dir: Path) -> tuple[list[Path], list[RejectedSource]]:
@@ -203,7 +207,7 @@ def _register_one(registry: SourceRegistry, path: Path, forced_format: str, outc
         )
         (outcome.changed if changed else outcome.unchanged).append(known.partition_key)
         return
-    session = session_id_in_head(head, fmt)  # type: ignore[arg-type]
+    session = session_id_in_head(head, fmt, path)  # type: ignore[arg-type]
     key = safe_key(f"{fmt}-{session or path.stem}")
     if key in registry.sources:
         key = safe_key(f"{key}-{digest[:8]}")

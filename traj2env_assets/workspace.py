@@ -74,6 +74,11 @@ class Workspace(BaseModel):
 
     root: Path
 
+    @property
+    def wheelhouse_dir(self) -> Path:
+        """The host-side wheel cache shared by every task image (see ``dependencies``)."""
+        return self.root / "wheelhouse"
+
     def stage_dir(self, stage: str, partition_key: str) -> Path:
         return self.root / stage / partition_key
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import warnings
 from pathlib import Path
 
 import pytest
+import yaml
 
-from traj2env_assets.cli import main
+from traj2env_assets.cli import dagster_home, main
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets_tests.conftest import REAL_FIXTURES
 
@@ -32,8 +35,7 @@ def test_comma_string_families_and_overrides(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("families", "message"),
-    [("build", "family 'build' is not implemented yet; implemented families: repair"),
-     ("repair,nope", "unknown family 'nope'; implemented families: repair")],
+    [("repair,nope", "unknown family 'nope'; implemented families: repair, build, extend, qa")],
 )
 def test_a_family_that_is_not_implemented_is_an_error_naming_the_implemented_ones(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], families: str, message: str
@@ -65,7 +67,7 @@ def test_unknown_option_names_the_valid_ones(tmp_path: Path) -> None:
         load_run_config(_write_config(tmp_path, tmp_path, "retries: 3"))
 
 
-def test_generate_runs_the_graph_and_prints_the_report_path(
+def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "src"
@@ -73,19 +75,67 @@ def test_generate_runs_the_graph_and_prints_the_report_path(
     shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
     shutil.copy(REAL_FIXTURES / "atif-make-fixtures" / "atbench.json", source)
     (source / "empty.jsonl").write_text("")
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    code = main(
-        ["generate", "--config", str(_write_config(tmp_path, source)), "--workspace", str(tmp_path / "ws"),
-         "--pipeline-opt", "scan=false"]
-    )
+    config = _write_config(tmp_path, source)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code = main(["generate", "--config", str(config), "--workspace", str(tmp_path / "ws"), "--pipeline-opt", "scan=false"])
     assert code == 0
+    out, err = capsys.readouterr()
     report_path = tmp_path / "tasks" / "report.json"
-    assert f"report: {report_path}" in capsys.readouterr().out
+    assert f"report: {report_path}" in out
     report = json.loads(report_path.read_text())
     assert report["totals"] == {"inputs": 3, "converted": 1, "skipped": 2, "candidates": 0, "kept": 0, "dropped": 0}
     assert report["scan_outcomes"] == {"disabled": 1}
     assert report["totals_by_reason"] == {"empty_file": 1, "unrecognised_format": 1}
+    # Progress: counts per stage, not partition names.
+    assert "converted 1  candidates 0  built 0  tried 0  published 0" in err
+    assert report["inputs"][0]["partition_key"] not in err
+    # The end: the funnel per family and the top skip reasons.
+    funnel_rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
+    assert funnel_rows == {"inputs": "3", "converted": "1", "passed_gate": "1", "candidates": "0", "built": "0",
+                           "calibrated": "0", "tried": "0", "published": "0"}
+    assert "top skip reasons" in out and "unrecognised_format" in out and "no_candidate" in out
+    assert (tmp_path / "tasks" / "funnel.csv").read_text().startswith("stage,repair\ninputs,3\n")
+    # Dagster: no banner, no missing-config warning, its instance under the workspace.
+    assert "Telemetry" not in err and "Welcome to Dagster" not in err
+    assert not [w for w in caught if "dagster.yaml" in str(w.message)]
+    assert (tmp_path / "ws" / ".dagster" / "dagster.yaml").is_file()
+    assert any((tmp_path / "ws" / ".dagster").rglob("*.db"))
+    assert list(cwd.iterdir()) == []
+    assert "DAGSTER_HOME" not in os.environ
+
+    # The Harbor dataset's manifest and splits are written beside the tasks on every run.
+    manifest = json.loads((tmp_path / "tasks" / "dataset.json").read_text())
+    assert (manifest["tasks"], manifest["test_fraction"]) == ([], 0.15)
+    assert json.loads((tmp_path / "tasks" / "splits.json").read_text())["sources"] == {}
+
+
+def test_dagster_home_is_dagster_home_when_set_and_keeps_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n# mine\n")
+    monkeypatch.setenv("DAGSTER_HOME", str(home))
+    assert dagster_home(tmp_path / "ws") == home
+    assert (home / "dagster.yaml").read_text().endswith("# mine\n")
+    assert not (tmp_path / "ws").exists()
+    monkeypatch.delenv("DAGSTER_HOME")
+    created = dagster_home(tmp_path / "ws")
+    assert created == (tmp_path / "ws" / ".dagster").resolve()
+    assert yaml.safe_load((created / "dagster.yaml").read_text())["telemetry"] == {"enabled": False}
 
 
 def test_generate_rejects_unknown_option_with_exit_code_2(tmp_path: Path) -> None:
     assert main(["generate", "--config", str(_write_config(tmp_path, tmp_path)), "--pipeline-opt", "nope=1"]) == 2
+
+
+def test_export_without_published_tasks_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["export", "--dataset", str(tmp_path / "missing"), "--out", str(tmp_path / "spec")]) == 2
+    assert "is not a directory of published tasks" in " ".join(capsys.readouterr().err.split())
+    (tmp_path / "empty").mkdir()
+    assert main(["export", "--dataset", str(tmp_path / "empty"), "--out", str(tmp_path / "spec")]) == 2
+    assert "has no published tasks" in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "spec").exists()

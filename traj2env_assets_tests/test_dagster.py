@@ -17,10 +17,14 @@ from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import pool_limits
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.sensors import trajectory_folder_sensor
+from traj2env_assets.defs.jobs import REPORT_JOB
+from traj2env_assets.defs.sensors import SENSORS_ENV, default_sensor_status, report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.conftest import REAL_FIXTURES
+
+# The partition key of session-share/edit-tool-variants.jsonl (its session id).
+EDIT_TOOL_VARIANTS_KEY = "claude-code-1656b075-7af5-4b06-a123-1330c620f60c"
 
 
 def _config(tmp_path: Path, source: Path) -> Path:
@@ -132,8 +136,8 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     source, instance, resources = sensor_setup
     shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
     first = _tick(instance, resources, None)
-    assert [request.partition_key for request in first.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
-    assert first.dynamic_partitions_requests[0].partition_keys == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
+    assert [request.partition_key for request in first.run_requests] == [EDIT_TOOL_VARIANTS_KEY]
+    assert first.dynamic_partitions_requests[0].partition_keys == [EDIT_TOOL_VARIANTS_KEY]
     instance.add_dynamic_partitions(trajectories.name, first.dynamic_partitions_requests[0].partition_keys)
 
     second = _tick(instance, resources, first.cursor)
@@ -143,9 +147,57 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     with (source / "one.jsonl").open("a") as handle:
         handle.write("\n")
     third = _tick(instance, resources, second.cursor)
-    assert [request.partition_key for request in third.run_requests] == ["claude-code-1656b075-7af5-4b06-a123-1330c620f60c"]
+    assert [request.partition_key for request in third.run_requests] == [EDIT_TOOL_VARIANTS_KEY]
     assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
     assert third.run_requests[0].run_key != first.run_requests[0].run_key
+
+
+def test_sensor_adopts_a_partition_someone_else_added_and_launches_its_changes(sensor_setup) -> None:
+    source, instance, resources = sensor_setup
+    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    key = EDIT_TOOL_VARIANTS_KEY
+    instance.add_dynamic_partitions(trajectories.name, [key])  # as the UI, GraphQL or the CLI does
+    first = _tick(instance, resources, None)
+    assert not first.run_requests and not first.dynamic_partitions_requests
+    assert key in json.loads(first.cursor)
+    with (source / "one.jsonl").open("a") as handle:
+        handle.write("\n")
+    changed = _tick(instance, resources, first.cursor)
+    assert [request.partition_key for request in changed.run_requests] == [key]
+
+
+def test_sensors_start_running_only_where_the_environment_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SENSORS_ENV, raising=False)
+    assert default_sensor_status() == dg.DefaultSensorStatus.STOPPED
+    monkeypatch.setenv(SENSORS_ENV, "running")
+    assert default_sensor_status() == dg.DefaultSensorStatus.RUNNING
+    monkeypatch.setenv(SENSORS_ENV, "off")
+    assert default_sensor_status() == dg.DefaultSensorStatus.STOPPED
+
+
+def test_report_sensor_requests_the_report_job_after_each_successful_pipeline_run() -> None:
+    assert report_refresh_sensor.job_name == REPORT_JOB
+    with dg.instance_for_test() as instance:
+        run = instance.create_run_for_job(defs.resolve_job_def("trajectory_pipeline"), run_id="0" * 32)
+        context = dg.build_run_status_sensor_context(
+            sensor_name="report_refresh_sensor", dagster_instance=instance, dagster_run=run,
+            dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name),
+        )
+        request = report_refresh_sensor(context)
+    assert request.run_key == f"report-after-{run.run_id}"
+
+
+def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    key = EDIT_TOOL_VARIANTS_KEY
+    instance = dg.DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions(trajectories.name, [key])
+    result = dg.materialize([trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
+    assert result.success
+    record = json.loads((tmp_path / "ws" / "conversion" / key / "record.json").read_text())
+    assert record["status"] == "converted"
 
 
 def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:

@@ -8,12 +8,15 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets import scan_gate
+from traj2env_assets.config import ConfigError, load_run_config
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.scan_gate import scan_trajectory
 from traj2env_assets.sources import register_sources
+from traj2env_assets.report import input_record
 from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats.logs import codex_line, write_jsonl
 
 
 def _doc(*steps: dict) -> dict:
@@ -104,3 +107,78 @@ def test_an_unchanged_trajectory_is_not_scanned_again(tmp_path: Path, monkeypatc
     monkeypatch.undo()
     # A different gate setting is a different scan.
     assert scan_gate.scan_partition(workspace, key, enabled=False).outcome == "disabled"
+
+
+APP = (
+    "import requests\n\nURL = \"https://api.openai.com/v1/chat/completions\"\n\n\n"
+    "def ask(question):\n    body = {\"model\": \"gpt-4o-mini\", \"messages\": [{\"role\": \"user\", \"content\": question}]}\n"
+    "    return requests.post(URL, json=body, timeout=30).json()\n"
+)
+
+
+def _codex_app_session(tmp_path: Path) -> Path:
+    """A Codex rollout (envelope era) whose agent builds a chat app that calls a model API."""
+    patch = "*** Begin Patch\n*** Add File: app.py\n" + "".join(f"+{line}\n" for line in APP.splitlines()) + "*** End Patch\n"
+    lines = [
+        codex_line("session_meta", {"id": "sess-app", "cwd": "/home/dev/chat", "cli_version": "0.50.0"}),
+        codex_line("turn_context", {"cwd": "/home/dev/chat", "model": "gpt-5-codex"}),
+        codex_line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build a CLI chat app on the OpenAI API."}]}),
+        codex_line("response_item", {"type": "custom_tool_call", "name": "apply_patch", "input": patch, "call_id": "p1"}),
+        codex_line("response_item", {"type": "custom_tool_call_output", "call_id": "p1", "output": "Success. Updated the following files:\nA app.py"}),
+    ]
+    return write_jsonl(tmp_path / "rollout.jsonl", lines)
+
+
+def test_an_app_that_calls_a_model_api_is_not_blocked_but_can_be(tmp_path: Path) -> None:
+    document = convert_source(_codex_app_session(tmp_path)).trajectory.model_dump(mode="json", exclude_none=True)
+    default = scan_trajectory(document)
+    assert default.outcome == "clean"
+    model_call = next(f for f in default.findings if f.id == "side_channel.model_call")
+    assert (model_call.severity, model_call.blocking, model_call.evidence) == ("high", False, [])
+
+    blocked = scan_trajectory(document, block=["side_channel.model_call"])
+    assert blocked.outcome == "blocked" and blocked.blocking_ids == ["side_channel.model_call"]
+    [evidence] = next(f for f in blocked.findings if f.blocking).evidence
+    assert evidence.step_id == 2 and evidence.tool == "apply_patch"
+    assert "https://api.openai.com/v1/chat/completions" in evidence.excerpt
+
+
+def test_blocking_findings_carry_their_evidence_and_can_be_allowed() -> None:
+    document = _doc({"source": "user", "message": "fix it"}, _bash("c1", "echo 1.0 > /logs/verifier/reward.txt"))
+    verdict = scan_trajectory(document)
+    finding = next(f for f in verdict.findings if f.id == "tamper.reward_write")
+    assert finding.blocking and finding.evidence[0].step_id == 2
+    assert finding.evidence[0].channel == "command" and "reward.txt" in finding.evidence[0].excerpt
+    allowed = scan_trajectory(document, allow=[f.id for f in verdict.findings if f.blocking])
+    assert allowed.outcome == "clean"
+
+
+def test_blocking_evidence_reaches_report_json(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(_codex_app_session(tmp_path), source / "rollout.jsonl")
+    workspace = Workspace(root=tmp_path / "ws")
+    [key] = register_sources(workspace, source).new
+    convert_partition(workspace, key)
+    assert scan_gate.scan_partition(workspace, key).outcome == "clean"
+    assert scan_gate.scan_partition(workspace, key, block=["side_channel.model_call"]).outcome == "blocked"
+    record = input_record(workspace, key, str(source / "rollout.jsonl"))
+    assert (record.status, record.reason) == ("skipped", "gate")
+    [evidence] = record.scan_blocking_evidence["side_channel.model_call"]
+    assert evidence.step_id == 2 and "api.openai.com" in evidence.excerpt
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["scan_block=side_channel.model_cal"], "unknown atif-scan finding id"),
+        (["scan_block=tamper.reward_write", "scan_allow=tamper.reward_write"], "both in scan_block and scan_allow"),
+    ],
+)
+def test_scan_block_and_allow_are_validated(tmp_path: Path, overrides: list[str], message: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("source: {path: logs}\n")
+    with pytest.raises(ConfigError, match=message):
+        load_run_config(config, overrides)
+    options = load_run_config(config, ["scan_block=side_channel.model_call, network.isolation_bypass"]).pipeline.options
+    assert options.scan_block == ["side_channel.model_call", "network.isolation_bypass"]

@@ -6,21 +6,30 @@ Failing ids, by tool:
 - pytest: ``FAILED``/``ERROR`` lines of the short summary (and ``-v`` result lines):
   the node id, e.g. ``tests/test_calc.py::test_add``
 - unittest: ``FAIL:``/``ERROR:`` headers: ``module.Class.test_name``
-- node --test: TAP ``not ok N - name`` lines (subtests joined with `` > ``) or the
-  spec reporter's innermost ``✖ name (time)`` lines
-- jest/vitest/mocha: ``●`` headers, ``FAIL``/``×`` lines
-- tsc: ``file(line,col): error TSxxxx`` or ``file:line:col - error TSxxxx``: ``file:line: TSxxxx``
-- eslint (stylish): ``file:line: rule``; biome: ``file:line: lint/group/rule``;
-  ruff: ``file:line: CODE``; mypy: ``file:line: code``
+- node --test: TAP ``not ok N - name`` lines or the spec reporter's ``✖ name (time)``
+  lines, the innermost failures only, named with their suites (``describe``) joined
+  with `` > `` (``calc > division > divides evenly``)
+- jest: ``●`` headers (``suite › test`` becomes ``suite > test``); vitest: ``FAIL``/``×``
+  lines (``file > suite > test``); mocha: the numbered failure list (``1) suite`` then the
+  nested titles, the test's own ending with ``:``), joined with `` > ``
+- diagnostics, by file, rule and message without their position (``file: RULE message``):
+  tsc ``src/a.ts: TS2322 Type 'string' is not ...``; eslint (stylish) ``file: rule message``;
+  biome ``file: lint/group/rule``; ruff (concise or full output) ``app.py: F401 `os` imported
+  but unused``; mypy ``app.py: return-value Incompatible return value type ...``
 
-npm scripts are parsed with every parser. Pass/fail comes from the exit code when it
-belongs to the check, otherwise from the output (failure markers, or a trailing
-``Command exited with code N``).
+npm scripts are parsed with every parser. The outcome needs positive evidence: the
+exit code when it belongs to the check (or a trailing ``Command exited with code N``),
+otherwise a runner's own summary (failure markers or failing ids for a failure; a
+summary with counts and no failures, e.g. ``3 passed``, ``Ran 3 tests ... OK``,
+``# pass 3`` / ``# fail 0``, for a pass). Without either (a missing tool result, a
+log cut mid-line, a piped run printing nothing) the outcome is ``unknown``.
 """
 
 from __future__ import annotations
 
 import re
+
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -34,31 +43,59 @@ _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)", re.MULTILINE)
 _TAP_NOT_OK = re.compile(r"^( *)not ok \d+ - (.+?)(?: # .*)?$", re.MULTILINE)
 _TAP_SUBTEST = re.compile(r"^( *)# Subtest: (.+)$", re.MULTILINE)
 _TAP_COUNTS = re.compile(r"^# (pass|fail|skipped|todo|cancelled) (\d+)$", re.MULTILINE)
-_SPEC_FAIL = re.compile(r"^( *)\u2716 (.+?) \([\d.]+m?s\)$", re.MULTILINE)
+_SPEC_LINE = re.compile(r"^( *)(\u25b6|\u2716) (.+?)(?: \([\d.]+m?s\))?$", re.MULTILINE)
+_SPEC_RECAP = "\u2716 failing tests:"
 _JEST_BULLET = re.compile(r"^\s*\u25cf (.+?)$", re.MULTILINE)
-_VITEST_FAIL = re.compile(r"^\s*(?:FAIL|\u00d7|\u2715)\s+(\S+ > .+?)(?:\s+\d+ms)?$", re.MULTILINE)
-_BIOME = re.compile(r"^(\S+?):(\d+):\d+ ((?:lint|assist|format|parse|syntax)\S*|organizeImports)\b", re.MULTILINE)
-_TSC = re.compile(r"^(\S.*?)(?:\((\d+),\d+\)|:(\d+):\d+)(?::| -) error (TS\d+)", re.MULTILINE)
+_MOCHA_FAILURE = re.compile(r"^( +)\d+\) (.+)$")
+_VITEST_FAIL = re.compile(r"^\s*FAIL\s+(\S+ > .+?)$", re.MULTILINE)
+_VITEST_CROSS = re.compile(r"^\s*(?:\u00d7|\u2715)\s+(\S+ > .+?)(?:\s+\d+ms)?$", re.MULTILINE)
+_BIOME = re.compile(r"^(\S+?):\d+:\d+ ((?:lint|assist|format|parse|syntax)\S*|organizeImports)\b", re.MULTILINE)
+_TSC = re.compile(r"^(\S.*?)(?:\(\d+,\d+\)|:\d+:\d+)(?::| -) error (TS\d+): (.*)$", re.MULTILINE)
 _ESLINT_FILE = re.compile(r"^(/\S+|[\w.\-/]+\.\w+)$")
-_ESLINT_PROBLEM = re.compile(r"^\s+(\d+):\d+\s+error\s+.*?\s{2,}(\S+)$")
-_RUFF = re.compile(r"^(\S+?):(\d+):\d+: ([A-Z]+\d+)", re.MULTILINE)
-_RUFF_FULL = re.compile(r"^([A-Z]+\d+) .*\n\s*--> (\S+?):(\d+):\d+", re.MULTILINE)
-_MYPY = re.compile(r"^(\S+?):(\d+): error: .*?(?:\[([\w-]+)\])?$", re.MULTILINE)
+_ESLINT_PROBLEM = re.compile(r"^\s+\d+:\d+\s+error\s+(.*?)\s{2,}(\S+)$")
+_RUFF = re.compile(r"^(\S+?):\d+:\d+: ([A-Z]+\d+) (?:\[\*\] )?(.*)$", re.MULTILINE)
+_RUFF_FULL = re.compile(r"^([A-Z]+\d+) (?:\[\*\] )?(.*)\n\s*--> (\S+?):\d+:\d+", re.MULTILINE)
+_MYPY = re.compile(r"^(\S+?):\d+(?::\d+)?: error: (.*?)(?:  \[([\w-]+)\])?$", re.MULTILINE)
 _EXITED = re.compile(r"(?:Command exited with code|Process exited with code|Exit code:?) (-?\d+)\s*$")
 _FAILURE_MARKERS = re.compile(
     r"^(?:FAILED |ERROR )|\b\d+ failed\b|\b\d+ errors?\b(?! 0)|^FAIL(?:ED)?\b|^not ok |error TS\d+|"
     r"npm ERR!|npm error|\u2716 \d+ problems?|Found \d+ errors?|^(?:FAIL|ERROR): ",
     re.MULTILINE,
 )
+# Runner summaries that say "everything ran and nothing failed" with a count of what ran.
+_PASS_SUMMARIES = re.compile(
+    r"^Ran [1-9]\d* tests? in [\d.]+s\s*\n+OK\b|"  # unittest
+    r"^Tests?:?\s+[1-9]\d* passed\b|"  # jest "Tests: 3 passed, 3 total", vitest "Tests  3 passed (3)"
+    r"^\s*[1-9]\d* passing\b|"  # mocha
+    r"^(?:#|\u2139) tests [1-9]\d*$|"  # node --test (TAP / spec), failures checked separately
+    r"^Checked [1-9]\d* files?\b.*(?:No fixes applied|Fixed \d+ files?)|"  # biome
+    r"^All checks passed!$|"  # ruff
+    r"^Success: no issues found in [1-9]\d* source files?$|"  # mypy
+    r"^Found 0 errors\b",  # tsc --watch / --build summaries
+    re.MULTILINE,
+)
+
+_RUNNER_FAILS = re.compile(r"^(?:#|\u2139) fail [1-9]\d*$", re.MULTILINE)
+
+Outcome = Literal["passed", "failed", "unknown"]
 
 
 class CheckResult(BaseModel):
-    passed: bool
+    outcome: Outcome
+    """``unknown`` when neither an exit code nor a runner summary says how the run ended."""
     exit_code: int | None = None
     """The exit code used; None when pass/fail came from the output alone."""
     failing_ids: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     """pytest-style counts when printed (failed, passed, errors, skipped ...)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == "passed"
+
+    @property
+    def failed(self) -> bool:
+        return self.outcome == "failed"
 
 
 def _unique(items: list[str]) -> list[str]:
@@ -98,15 +135,27 @@ def _tap_ids(text: str) -> list[str]:
 
 
 def _spec_ids(text: str) -> list[str]:
-    # Node's spec reporter: "✖ name (1.2ms)", nested by indentation; the
-    # "failing tests:" recap repeats them, which de-duplication absorbs.
-    failures = [(len(m.group(1)), m.group(2)) for m in _SPEC_FAIL.finditer(text)]
-    leaves = [
-        name
-        for index, (indent, name) in enumerate(failures)
-        if not (index + 1 < len(failures) and failures[index + 1][0] > indent)
-    ]
-    return _unique(leaves)
+    # Node's spec reporter: "▶ suite" opens a suite, "✖ name (1.2ms)" is a failure, nested
+    # by indentation; a suite's own "✖ suite (time)" closes it. The "failing tests:" recap
+    # repeats the leaves without their suites, so reading stops there.
+    text = text.split(_SPEC_RECAP, 1)[0]
+    suites: list[tuple[int, str]] = []
+    failures: list[str] = []
+    for match in _SPEC_LINE.finditer(text):
+        indent, marker, name = len(match.group(1)), match.group(2), match.group(3)
+        while suites and suites[-1][0] > indent:
+            suites.pop()
+        if marker == "\u25b6":
+            if not match.group(0).endswith(")"):
+                suites.append((indent, name))
+            elif suites and suites[-1] == (indent, name):
+                suites.pop()
+            continue
+        if suites and suites[-1] == (indent, name):
+            suites.pop()  # a failed suite's closing line, not a test
+            continue
+        failures.append(" > ".join([n for i, n in suites if i < indent] + [name]))
+    return _unique(failures)
 
 
 def _node_test_ids(text: str) -> list[str]:
@@ -114,16 +163,47 @@ def _node_test_ids(text: str) -> list[str]:
 
 
 def _jest_ids(text: str) -> list[str]:
-    bullets = [b for b in _JEST_BULLET.findall(text) if not b.startswith("Console")]
-    return _unique(bullets + _VITEST_FAIL.findall(text))
+    # jest names a failure "suite › test" (its "●" headers); vitest "file > suite > test".
+    bullets = [b.replace(" \u203a ", " > ") for b in _JEST_BULLET.findall(text) if not b.startswith("Console")]
+    # vitest's "FAIL file > ..." headers name the file; its tree's "×" lines may not.
+    return _unique(bullets + (_VITEST_FAIL.findall(text) or _VITEST_CROSS.findall(text)))
+
+
+def _mocha_ids(text: str) -> list[str]:
+    # Mocha's spec reporter lists each failure after the summary as "  1) suite" followed
+    # by one deeper-indented line per nested title, the test's own ending with ":".
+    ids: list[str] = []
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        header = _MOCHA_FAILURE.match(line)
+        if not header or header.group(2).endswith(("passing", "failing")):
+            continue
+        titles = [header.group(2)]
+        indent = len(header.group(1))
+        for following in lines[index + 1 :]:
+            if titles[-1].endswith(":"):
+                break
+            depth = len(following) - len(following.lstrip(" "))
+            if not following.strip() or depth <= indent:
+                break
+            titles.append(following.strip())
+        if titles[-1].endswith(":"):
+            ids.append(" > ".join([*titles[:-1], titles[-1][:-1]]))
+    return _unique(ids)
+
+
+# Diagnostics are named by file, rule and message, without their position: "the same
+# error" may move when lines are added above it.
+def _diagnostic(path: str, rule: str, message: str = "") -> str:
+    return f"{path}: {rule} {message.strip()}".rstrip()
 
 
 def _tsc_ids(text: str) -> list[str]:
-    return _unique([f"{path}:{paren or colon}: {code}" for path, paren, colon, code in _TSC.findall(text)])
+    return _unique([_diagnostic(path, code, message) for path, code, message in _TSC.findall(text)])
 
 
 def _biome_ids(text: str) -> list[str]:
-    return _unique([f"{path}:{line}: {category}" for path, line, category in _BIOME.findall(text)])
+    return _unique([_diagnostic(path, category) for path, category in _BIOME.findall(text)])
 
 
 def _eslint_ids(text: str) -> list[str]:
@@ -135,18 +215,18 @@ def _eslint_ids(text: str) -> list[str]:
             continue
         problem = _ESLINT_PROBLEM.match(line)
         if problem and current:
-            ids.append(f"{current}:{problem.group(1)}: {problem.group(2)}")
+            ids.append(_diagnostic(current, problem.group(2), problem.group(1)))
     return _unique(ids)
 
 
 def _ruff_ids(text: str) -> list[str]:
-    concise = [f"{path}:{line}: {code}" for path, line, code in _RUFF.findall(text)]
-    full = [f"{path}:{line}: {code}" for code, path, line in _RUFF_FULL.findall(text)]
+    concise = [_diagnostic(path, code, message) for path, code, message in _RUFF.findall(text)]
+    full = [_diagnostic(path, code, message) for code, message, path in _RUFF_FULL.findall(text)]
     return _unique(concise + full)
 
 
 def _mypy_ids(text: str) -> list[str]:
-    return _unique([f"{path}:{line}: {code or 'error'}" for path, line, code in _MYPY.findall(text)])
+    return _unique([_diagnostic(path, code or "error", message) for path, message, code in _MYPY.findall(text)])
 
 
 _PARSERS = {
@@ -155,7 +235,7 @@ _PARSERS = {
     "node-test": _node_test_ids,
     "jest": _jest_ids,
     "vitest": _jest_ids,
-    "mocha": _jest_ids,
+    "mocha": _mocha_ids,
     "tsc": _tsc_ids,
     "eslint": _eslint_ids,
     "biome": _biome_ids,
@@ -182,8 +262,18 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
     if check.piped or code is None:
         trailing = _EXITED.search(text.rstrip())
         code = int(trailing.group(1)) if trailing and not check.piped else None
+    return CheckResult(
+        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts
+    )
+
+
+def _outcome(text: str, code: int | None, failing: list[str], counts: dict[str, int]) -> Outcome:
     if code is not None:
-        passed = code == 0
-    else:
-        passed = not failing and not _FAILURE_MARKERS.search(text)
-    return CheckResult(passed=passed, exit_code=code, failing_ids=failing, counts=counts)
+        return "passed" if code == 0 else "failed"
+    if failing or counts.get("failed") or counts.get("errors"):
+        return "failed"
+    if _FAILURE_MARKERS.search(text) or _RUNNER_FAILS.search(text):
+        return "failed"
+    if counts.get("passed") or _PASS_SUMMARIES.search(text):
+        return "passed"
+    return "unknown"

@@ -4,7 +4,8 @@ Each is three ops: ``<stage>_plan`` decides every candidate whose work is cached
 build, no container) and emits the others as dynamic outputs; ``<stage>_candidate``
 does one candidate's Docker work, in the stage's pool and with the Docker retry
 policy, so a run shows one step per candidate with its own logs and metadata;
-``<stage>_summary`` records each partition's per-candidate table. A warm rerun emits
+``<stage>_summary`` settles the candidates that shared a key with one that ran (the plan
+emits one candidate per key) and records each partition's per-candidate table. A warm rerun emits
 nothing and runs no Docker step. ``propose_only`` is applied here: no plan emits work.
 """
 
@@ -77,9 +78,17 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
     @dg.op(name=f"{spec.name}_summary", ins={"done": dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER)},
            out=dg.Out(dg.Nothing))
     def summary(
-        context: dg.OpExecutionContext, done: list[CandidateRef], pipeline: PipelineResource
+        context: dg.OpExecutionContext, done: list[CandidateRef], pipeline: PipelineResource,
+        docker_engine: DockerEngineResource,
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
         worked = set(done)
+        if not pipeline.options().propose_only:
+            # Candidates that shared a key with one that just ran are decided on its results;
+            # those that ran keep the record their own step wrote (it says what was built).
+            statuses = [s for key in context.partition_keys for s in partition_statuses_of(pipeline, key)
+                        if s.ref not in worked]
+            if waiting := spec.plan(pipeline, docker_engine, statuses):
+                context.log.warning(f"{spec.name}: still waiting: {[ref.task_id for ref in waiting]}")
 
         def docker_steps(statuses: list[CandidateStatus]) -> Metadata:
             return {"docker_steps": sum(1 for status in statuses if status.ref in worked)}

@@ -10,6 +10,7 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
 from traj2env_assets.scan_gate import scan_partition
+from traj2env_assets.sources import load_registry, register_sources
 
 # Cheap stages run a whole batch of partitions in one run (dagster.md §1.7); metadata
 # and data versions are recorded per partition so a range run still shows each
@@ -30,7 +31,13 @@ def trajectory_atif(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()
-    forced = pipeline.settings().source.format
+    settings = pipeline.settings()
+    forced = settings.source.format
+    registered = load_registry(workspace).sources
+    if any(key not in registered for key in context.partition_keys):
+        # A partition added in the UI or through GraphQL for a file no sensor tick or CLI
+        # run has registered yet: register the source folder, as they would.
+        register_sources(workspace, settings.source.path, forced, settings.options.limit)
     figures = {}
     for key in context.partition_keys:
         record = convert_partition(workspace, key, forced)
@@ -65,15 +72,22 @@ def scan_verdict(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()
-    enabled = pipeline.options().scan
+    options = pipeline.options()
     figures = {}
     for key in context.partition_keys:
-        verdict = scan_partition(workspace, key, enabled=enabled)
+        verdict = scan_partition(
+            workspace, key, enabled=options.scan, block=options.scan_block, allow=options.scan_allow
+        )
         metadata: Metadata = {
             "outcome": verdict.outcome,
             "blocking_findings": ", ".join(verdict.blocking_ids) or "none",
             "findings": dg.MetadataValue.md(
-                "\n".join(f"- `{f.id}` ({f.severity})" for f in verdict.findings) or "none"
+                "\n".join(
+                    f"- `{f.id}` ({f.severity})"
+                    + "".join(f"\n  - step {e.step_id} ({e.tool or e.channel}): `{e.excerpt[:200]}`" for e in f.evidence)
+                    for f in verdict.findings
+                )
+                or "none"
             ),
         }
         conversion = read_conversion(workspace, key)

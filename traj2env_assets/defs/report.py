@@ -2,9 +2,11 @@
 
 
 import dagster as dg
+import pandas as pd
 
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, llm_usage_metadata
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
 from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
 from traj2env_assets.report import build_run_report, report_disagreements, write_run_report
 
@@ -13,15 +15,17 @@ from traj2env_assets.report import build_run_report, report_disagreements, write
     group_name="report",
     kinds={"json"},
     deps=["published_tasks"],
-    description="report.json in the output destination: every input and candidate, and why it was kept or dropped.",
+    description=(
+        "report.json in the output destination: every input and candidate, and why it was kept or dropped; "
+        "the funnel per family beside it (funnel.csv, funnel.md, funnel.png)."
+    ),
 )
 def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) -> dg.MaterializeResult:
     report = build_run_report(pipeline.workspace(), llm_scope=context.run.tags.get(SPEND_SCOPE_TAG))
-    path = write_run_report(report, pipeline.settings().output.destination)
-    funnel = dg.MetadataValue.table(
-        [dg.TableRecord({"stage": stage, "count": count}) for stage, count in report.funnel.items()],
-        dg.TableSchema(columns=[dg.TableColumn("stage", "string"), dg.TableColumn("count", "int")]),
-    )
+    destination = pipeline.settings().output.destination
+    path = write_run_report(report, destination)
+    files = write_funnel_files(report, destination)
+    funnel, skips = funnel_frame(report), skip_reasons_frame(report)
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(path)),
@@ -30,12 +34,25 @@ def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) ->
             "skipped": report.totals.get("skipped", 0),
             "candidates": report.totals.get("candidates", 0),
             "kept": report.totals.get("kept", 0),
-            "funnel": funnel,
+            "funnel": _table(funnel.reset_index()),
+            "skip_reasons": _table(skips),
+            "funnel_markdown": dg.MetadataValue.md(funnel_markdown(funnel, skips)),
+            "funnel_csv": dg.MetadataValue.path(str(files.csv)),
+            "funnel_png": dg.MetadataValue.path(str(files.png)),
             "by_reason": dg.MetadataValue.json(report.totals_by_reason),
             "scan_outcomes": dg.MetadataValue.json(report.scan_outcomes),
             **llm_usage_metadata(report.llm_usage),
         }
     )
+
+
+def _table(frame: pd.DataFrame) -> dg.TableMetadataValue:
+    columns = [
+        dg.TableColumn(str(name), "int" if pd.api.types.is_integer_dtype(frame[name]) else "string")
+        for name in frame.columns
+    ]
+    records = [dg.TableRecord({str(k): v for k, v in row.items()}) for row in frame.to_dict(orient="records")]
+    return dg.MetadataValue.table(records, dg.TableSchema(columns=columns))
 
 
 @dg.asset_check(asset=run_report, description="report.json agrees with the candidates' status files.")

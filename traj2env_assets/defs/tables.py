@@ -55,6 +55,7 @@ _STAGE_COLUMNS: dict[Stage, list[Column]] = {
     ],
     "trials": [
         ("rewards", "string", _rewards),
+        ("matrix_shared", "bool", lambda s: s.trials.shared if s.trials else None),
         ("seconds", "float", lambda s: s.trials.seconds if s.trials else None),
     ],
     "publish": [("published_path", "string", lambda s: s.published_path)],

@@ -29,14 +29,24 @@ container. The reference must score full reward; every other control must score 
 
 None of the tamper controls applies the fix, so any reward above 0 means the verifier
 was fooled. The Python-only controls are left out of a Node task's matrix.
+
+A lint or type check task (ruff, mypy) has no tests, so no assertion controls: its matrix
+(``LINT_CONTROLS``) is the reference, ``noop``, ``forge_reward`` and
+
+- ``lint_suppress``: puts ``# type: ignore``, ``# ruff: noqa`` and ``# mypy: ignore-errors``
+  at the top of every Python file;
+- ``lint_config_edit``: writes ``ruff.toml``/``.ruff.toml``/``mypy.ini`` ignoring everything in
+  every Python folder and appends the same to ``pyproject.toml`` and ``setup.cfg``;
+- ``lint_delete_code``: deletes the files the check reported on.
 """
 
 from __future__ import annotations
 
+import shlex
 from abc import ABC, abstractmethod
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.harbor.writer import task_runner
 
@@ -44,6 +54,9 @@ SOLUTION_DIR = "/solution"
 
 
 class AgentAction(BaseModel):
+    # Base64 in JSON: a control may write bytes that are not UTF-8 (qa's UTF-16 answer file).
+    model_config = ConfigDict(ser_json_bytes="base64")
+
     files: dict[str, bytes] = Field(default_factory=dict)
     executable_files: dict[str, bytes] = Field(default_factory=dict)
     script: str = "true"
@@ -492,6 +505,43 @@ def _traj2env_always_equal():
 
 _traj2env_always_equal()
 """
+
+class DiagnosedFilesControl(Control):
+    """Deletes the files a lint task's check reported on (read off its tracked ids)."""
+
+    name = "lint_delete_code"
+
+    def action(self, task_dir: Path) -> AgentAction:
+        tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
+        paths = sorted({line.split(": ", 1)[0] for line in tracked if ": " in line})
+        return AgentAction(script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true")
+
+
+_LINT_SUPPRESS_SCRIPT = r"""
+find /workspace -name '*.py' -not -path '*/node_modules/*' -print0 | while IFS= read -r -d '' f; do
+  { printf '# type: ignore\n# ruff: noqa\n# mypy: ignore-errors\n'; cat "$f"; } > "$f.t2e" && mv -- "$f.t2e" "$f"
+done
+"""
+
+_LINT_CONFIG_SCRIPT = r"""
+cd /workspace
+{ echo .; find . -name '*.py' -not -path '*/node_modules/*' -printf '%h\n'; } | sort -u | while IFS= read -r d; do
+  printf '[lint]\nignore = ["ALL"]\nexclude = ["*"]\n' > "$d/ruff.toml"
+  cp "$d/ruff.toml" "$d/.ruff.toml"
+  printf '[mypy]\nignore_errors = True\n' > "$d/mypy.ini"
+done
+printf '\n[tool.ruff]\nextend-exclude = ["*"]\n\n[tool.mypy]\nignore_errors = true\n' >> pyproject.toml
+printf '\n[mypy]\nignore_errors = True\n' >> setup.cfg
+"""
+
+LINT_CONTROLS: tuple[Control, ...] = (
+    ReferenceControl(),
+    NoopControl(),
+    ForgeRewardControl(),
+    ScriptControl("lint_suppress", _LINT_SUPPRESS_SCRIPT),
+    ScriptControl("lint_config_edit", _LINT_CONFIG_SCRIPT),
+    DiagnosedFilesControl(),
+)
 
 DEFAULT_CONTROLS: tuple[Control, ...] = (
     ReferenceControl(),

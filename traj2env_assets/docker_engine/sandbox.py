@@ -4,6 +4,13 @@ Every container is started from an image with ``sleep infinity`` as its only pro
 work happens through ``exec`` under a wall-clock deadline (``timeout`` inside the
 container, and a host-side watchdog that kills the container if even that hangs).
 :func:`sandbox` always removes the container: on success, on error and on interrupt.
+
+Bounded whatever the code inside does: memory (``memory``, no swap), processes
+(``pids``; an OOM kill or a refused fork is recorded), CPU, output (streamed, only a tail kept; past
+``OUTPUT_LIMIT_BYTES`` the container is killed) and disk (the container's writable
+layer is measured while an exec runs; past ``disk_bytes`` the container is killed:
+this engine's storage driver takes no size option). :class:`ExecOutcome` says which
+limit stopped the run.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import IO
+from typing import IO, Literal
 
 import docker
 from docker.errors import APIError, NotFound
@@ -26,14 +33,29 @@ from pydantic import BaseModel, Field
 from traj2env_assets.docker_engine.labels import Role, project_labels
 
 OUTPUT_TAIL_CHARS = 4000
+OUTPUT_LIMIT_BYTES = 64 * 1024 * 1024
 # Grace between the in-container `timeout` and the host watchdog.
 _WATCHDOG_GRACE_S = 15
+_DISK_POLL_S = 2.0
+# The kernel's counts, in the container's own cgroups (v1 paths, then v2), of OOM kills
+# and of forks refused at the pids limit, as "out_of_memory N" and "pids_limit N" lines.
+# Shell builtins only: a container at its pids limit has no process to spare for sed.
+_LIMIT_HITS_SCRIPT = (
+    "for f in /sys/fs/cgroup/memory/memory.oom_control /sys/fs/cgroup/memory.events"
+    " /sys/fs/cgroup/pids/pids.events /sys/fs/cgroup/pids.events; do"
+    " [ -r $f ] || continue; while read k v; do case $f:$k in"
+    " *memory*:oom_kill) echo out_of_memory $v;; *pids*:max) echo pids_limit $v;; esac; done < $f; done"
+)
+
+StopReason = Literal["timeout", "output_limit", "disk_limit", "out_of_memory", "pids_limit"]
 
 
 class ContainerLimits(BaseModel):
     memory: str = "4g"
     cpus: float = Field(default=1.0, gt=0)
     pids: int = Field(default=512, ge=16)
+    disk_bytes: int = Field(default=2 * 1024**3, ge=64 * 1024**2)
+    """The most a container may write to its own filesystem."""
 
 
 class ExecOutcome(BaseModel):
@@ -41,6 +63,9 @@ class ExecOutcome(BaseModel):
     timed_out: bool
     output_tail: str
     seconds: float
+    output_bytes: int = 0
+    stopped_by: StopReason | None = None
+    """The limit that ended the run or that it ran into (None: no limit was reached)."""
 
 
 @contextmanager
@@ -83,6 +108,7 @@ def start_container(
 
 
 def remove_quietly(container: Container) -> None:
+    _limit_hits_seen.pop(container.id, None)
     try:
         container.remove(force=True)
     except NotFound:
@@ -93,6 +119,74 @@ def remove_quietly(container: Container) -> None:
             raise
 
 
+class _Limiter:
+    """Kills the container when a limit is passed and remembers which one (first wins)."""
+
+    def __init__(self, container: Container) -> None:
+        self.container = container
+        self.stopped_by: StopReason | None = None
+        self._lock = threading.Lock()
+
+    def stop(self, reason: StopReason) -> None:
+        with self._lock:
+            if self.stopped_by is None:
+                self.stopped_by = reason
+        kill_quietly(self.container)
+
+    def watch_disk(self, limit: int, done: threading.Event) -> None:
+        while not done.wait(_DISK_POLL_S):
+            if (written_bytes(self.container) or 0) > limit:
+                self.stop("disk_limit")
+                return
+
+
+def written_bytes(container: Container) -> int | None:
+    """How much the container wrote to its own filesystem (its writable layer)."""
+    try:
+        [listed] = container.client.api.containers(all=True, size=True, filters={"id": container.id}) or [None]
+    except (APIError, ValueError):
+        return None
+    return int(listed.get("SizeRw") or 0) if listed else None
+
+
+def _limit_hits(container: Container) -> dict[str, int]:
+    try:
+        _, output = container.exec_run(["sh", "-c", _LIMIT_HITS_SCRIPT])
+    except APIError:
+        return {}
+    hits: dict[str, int] = {}
+    for line in (output or b"").decode().splitlines():
+        name, _, count = line.partition(" ")
+        if count.strip().isdigit():
+            hits[name] = hits.get(name, 0) + int(count)
+    return hits
+
+
+# Limit hits already seen per container, so a later exec is not blamed for an earlier one.
+_limit_hits_seen: dict[str, dict[str, int]] = {}
+
+
+def _near_pids_limit(container: Container) -> bool:
+    """Asked of the engine: a container at its pids limit may not even start the reader."""
+    try:
+        pids = container.stats(stream=False, one_shot=True).get("pids_stats") or {}
+    except APIError:
+        return False
+    return bool(pids.get("limit")) and int(pids.get("current") or 0) >= 0.9 * int(pids["limit"])
+
+
+def _limit_hit(container: Container) -> StopReason | None:
+    """The memory or pids limit, if the container hit it since the previous look."""
+    seen, now = _limit_hits_seen.get(container.id, {}), _limit_hits(container)
+    if not now:
+        return "pids_limit" if _near_pids_limit(container) else None
+    _limit_hits_seen[container.id] = now
+    for reason in ("out_of_memory", "pids_limit"):
+        if now.get(reason, 0) > seen.get(reason, 0):
+            return reason  # type: ignore[return-value]
+    return None
+
+
 def exec_with_deadline(
     container: Container,
     script: str,
@@ -101,30 +195,63 @@ def exec_with_deadline(
     user: str = "root",
     workdir: str = "/",
     env: Mapping[str, str] | None = None,
+    disk_bytes: int | None = None,
 ) -> ExecOutcome:
+    """Run ``script`` under the deadline; its output is streamed and only a tail is kept.
+
+    ``disk_bytes`` (the container's :attr:`ContainerLimits.disk_bytes`) turns on the disk
+    watch for the length of the run.
+    """
     started = time.monotonic()
     argv = ["timeout", "-k", "5", f"{timeout_s:.0f}", "bash", "-c", script]
-    watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, _kill_quietly, args=(container,))
+    limiter = _Limiter(container)
+    watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, limiter.stop, args=("timeout",))
+    done = threading.Event()
+    disk_watch = threading.Thread(target=limiter.watch_disk, args=(disk_bytes, done), daemon=True) if disk_bytes else None
+    tail = bytearray()
+    total = 0
+    exit_code: int | None = None
     watchdog.start()
+    if disk_watch:
+        disk_watch.start()
     try:
-        exit_code, output = container.exec_run(
-            argv, user=user, workdir=workdir, environment=dict(env or {})
-        )
+        api = container.client.api
+        exec_id = api.exec_create(container.id, argv, user=user, workdir=workdir, environment=dict(env or {}))["Id"]
+        for chunk in api.exec_start(exec_id, stream=True):
+            total += len(chunk)
+            tail += chunk
+            del tail[: max(0, len(tail) - OUTPUT_TAIL_CHARS * 4)]
+            if total > OUTPUT_LIMIT_BYTES:
+                limiter.stop("output_limit")
+                break
+        exit_code = api.exec_inspect(exec_id).get("ExitCode")
     except APIError as exc:
-        exit_code, output = None, str(exc).encode()
+        tail += str(exc).encode()
     finally:
         watchdog.cancel()
+        done.set()
+        if disk_watch:
+            disk_watch.join()
     seconds = time.monotonic() - started
-    text = (output or b"").decode("utf-8", "replace")
+    stopped_by = limiter.stopped_by
+    timed_out = stopped_by == "timeout" or (exit_code in (124, 137, None) and seconds >= timeout_s)
+    if stopped_by is None and timed_out:
+        stopped_by = "timeout"
+    if stopped_by is None:
+        # A limit hit that did not stop the run (a fork refused, a child OOM-killed) is
+        # recorded too; one exec of ``sed`` reads the kernel's counts.
+        stopped_by = _limit_hit(container)
     return ExecOutcome(
         exit_code=exit_code,
-        timed_out=exit_code in (124, 137, None) and seconds >= timeout_s,
-        output_tail=text[-OUTPUT_TAIL_CHARS:],
+        timed_out=timed_out,
+        output_tail=tail.decode("utf-8", "replace")[-OUTPUT_TAIL_CHARS:],
         seconds=round(seconds, 3),
+        output_bytes=total,
+        stopped_by=stopped_by,
     )
 
 
-def _kill_quietly(container: Container) -> None:
+def kill_quietly(container: Container) -> None:
     try:
         container.kill()
     except APIError:
@@ -222,8 +349,13 @@ def _resolve(path: tuple[str, ...], symlinks: dict[tuple[str, ...], str]) -> tup
     return tuple(resolved)
 
 
+READ_FILE_LIMIT_BYTES = 1024 * 1024
+
+
 def read_directory(container: Container, path: str) -> dict[str, bytes]:
-    """The regular files directly inside ``path``, by name; empty if it does not exist."""
+    """The regular files directly inside ``path``, by name; empty if it does not exist.
+    Of a file longer than ``READ_FILE_LIMIT_BYTES`` only its tail is read (test output
+    is written by the code under test, and can be any size)."""
     try:
         archive = copy_out(container, path)
     except NotFound:
@@ -233,5 +365,6 @@ def read_directory(container: Container, path: str) -> dict[str, bytes]:
         for member in tar:
             parts = PurePosixPath(member.name).parts
             if member.isfile() and len(parts) == 2 and (extracted := tar.extractfile(member)):
+                extracted.seek(max(0, member.size - READ_FILE_LIMIT_BYTES))
                 files[parts[1]] = extracted.read()
     return files

@@ -23,7 +23,8 @@ Usage::
 
 from __future__ import annotations
 
-import json
+import tarfile
+import tempfile
 import time
 import uuid
 from collections.abc import Sequence
@@ -37,25 +38,24 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
+from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
 from traj2env_assets.docker_engine.sandbox import (
     ContainerLimits,
     ExecOutcome,
     copy_out,
     exec_with_deadline,
-    put_directory,
+    kill_quietly,
     put_files,
-    read_directory,
     remove_quietly,
     sandbox,
     sanitized,
     start_container,
 )
+from traj2env_assets.docker_engine.verifier import run_verifier
 
 RUN_LABEL = "traj2env.trial_run"
-PROJECT_SUBMISSION = "/workspace"
-QA_SUBMISSION = "/workdir/answer.txt"
-LOGS_DIR = "/logs/verifier"
-STAGING_DIR = "/tmp"
+PROJECT_SUBMISSION = WORKSPACE
+QA_SUBMISSION = ANSWER_FILE
 
 
 class TrialTask(BaseModel):
@@ -204,45 +204,38 @@ def _agent_phase(
             timeout_s=settings.agent_timeout_s,
             workdir=_agent_workdir(task.submission_path),
             env={"DEBIAN_FRONTEND": "noninteractive"},
+            disk_bytes=settings.limits.disk_bytes,
         )
-        # Nothing in the agent container deserves a graceful shutdown.
-        box.kill()
-        with copy_out(box, task.submission_path) as raw:
+        # Nothing in the agent container deserves a graceful shutdown (and it may be dead
+        # already: killed by a limit, or from outside).
+        kill_quietly(box)
+        try:
+            raw = copy_out(box, task.submission_path)
+        except docker.errors.NotFound:
+            # No submission (an agent that wrote no answer file): nothing crosses.
+            return outcome, _empty_tar()
+        with raw:
             return outcome, sanitized(raw)
 
 
 def _verifier_phase(
     box: Container, task: TrialTask, submission: IO[bytes], settings: TrialSettings
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
-    target = PurePosixPath(task.submission_path)
-    # The submission tar holds the submission's basename at its top: stage it in /tmp.
-    box.put_archive(STAGING_DIR, submission)
-    put_directory(box, task.task_dir / "tests", "/tests")
-    outcome = exec_with_deadline(
-        box,
-        f"rm -rf {target} && mkdir -p {target.parent} /logs/verifier && "
-        f"mv {STAGING_DIR}/{target.name} {target} && "
-        "chmod +x /tests/test.sh && /tests/test.sh",
-        timeout_s=settings.verifier_timeout_s,
-        workdir="/",
+    run = run_verifier(
+        box, task.task_dir / "tests", task.submission_path, submission,
+        timeout_s=settings.verifier_timeout_s, disk_bytes=settings.limits.disk_bytes,
     )
-    logs = read_directory(box, LOGS_DIR)
-    verdict = logs.get("verdict.json")
-    output = logs.get("test-output.txt", b"").decode("utf-8", "replace")
-    reward = _parse_reward(logs.get("reward.txt"))
-    return outcome, reward, json.loads(verdict) if verdict else None, output[-4000:]
+    return run.outcome, run.reward, run.verdict, run.output_tail
+
+
+def _empty_tar() -> IO[bytes]:
+    archive = tempfile.SpooledTemporaryFile()
+    tarfile.open(fileobj=archive, mode="w").close()
+    archive.seek(0)
+    return archive
 
 
 def _agent_workdir(submission_path: str) -> str:
     if submission_path == PROJECT_SUBMISSION:
         return PROJECT_SUBMISSION
     return str(PurePosixPath(submission_path).parent)
-
-
-def _parse_reward(raw: bytes | None) -> float | None:
-    if raw is None:
-        return None
-    try:
-        return float(raw.decode().strip())
-    except ValueError:
-        return None

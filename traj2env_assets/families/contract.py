@@ -13,7 +13,8 @@ A family answers six questions, one method or class attribute each:
   against ``proposal_schema``;
 - ``task_spec``: the Harbor task of a candidate (and its proposal, if any);
 - ``calibration_plan`` and ``judge_calibration``: what to run in the candidate's image
-  before any trial, and whether the results show the task is sound;
+  before any trial, and whether the results show the task is sound (and, optionally,
+  ``calibrated_spec``: the task as calibration leaves it, e.g. only the tests it kept);
 - ``controls``: the trial matrix the published task must pass;
 - ``reward_kind``: the scale the task's reward lives on.
 
@@ -86,6 +87,11 @@ class TaskSource(BaseModel):
     partition_key: str
     source_model: str | None
     org: str
+    cache_root: Path | None = None
+    """The workspace's cache folder, for what a family fetches to make a task (qa: pinned files)."""
+    wheelhouse_dir: str | None = None
+    """Where Python dependencies are resolved and cached (``Workspace.wheelhouse_dir``);
+    None: a task needing them cannot be made."""
 
 
 class ProposalRequest(BaseModel):
@@ -126,6 +132,9 @@ class ProbeResult(BaseModel):
     timed_out: bool
     output_tail: str
     seconds: float
+    stopped_by: str | None = None
+    """The container limit that ended the probe (``timeout``, ``output_limit``, ``disk_limit``,
+    ``out_of_memory``), if one did."""
 
 
 class CalibrationVerdict(BaseModel):
@@ -152,9 +161,15 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
     """Bump when mining or the task changes meaning: every candidate is mined again."""
     candidate_model: ClassVar[type[BaseModel]]
     proposal_schema: ClassVar[type[BaseModel] | None] = None
+    proposal_optional: ClassVar[bool] = False
+    """True: without a model (no ``--llm``) a candidate goes on with no proposal (the
+    family's offline mode) instead of being dropped as ``llm_not_configured``."""
     reward_kind: ClassVar[RewardKind]
     submission_path: ClassVar[str] = PROJECT_SUBMISSION
     """What crosses from the agent container into the verifier."""
+    proposal_optional: ClassVar[bool] = False
+    """True: without a model (no ``--llm``) a candidate goes on with no proposal (the
+    family's offline mode) instead of being dropped as ``llm_not_configured``."""
 
     @property
     def prompts_dir(self) -> Path:
@@ -164,7 +179,8 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
     def mine(self, source: MiningInput) -> list[MinedCandidate[CandidateT]]: ...
 
     def proposal_request(self, candidate: CandidateT) -> ProposalRequest | None:
-        """The model call this candidate needs, or None (the default: no LLM)."""
+        """The model call this candidate needs, or None (the default: no LLM). Raise
+        :class:`CandidateRejected` when the candidate cannot be asked about (too large)."""
         return None
 
     @abstractmethod
@@ -172,12 +188,19 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
         """The Harbor task; raise :class:`CandidateRejected` to drop the candidate."""
 
     @abstractmethod
-    def calibration_plan(self, candidate: CandidateT, spec: TaskSpec) -> CalibrationPlan: ...
+    def calibration_plan(
+        self, candidate: CandidateT, spec: TaskSpec, proposal: ProposalT | None
+    ) -> CalibrationPlan: ...
 
     @abstractmethod
     def judge_calibration(
         self, candidate: CandidateT, results: Mapping[str, ProbeResult]
     ) -> CalibrationVerdict: ...
+
+    def calibrated_spec(self, candidate: CandidateT, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
+        """The task as a passed calibration leaves it (build tracks only the tests it kept);
+        unchanged by default. It must keep the environment: the image is already built."""
+        return spec
 
     @abstractmethod
     def controls(self, candidate: CandidateT) -> Sequence[Control]: ...

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from traj2env_assets.families.build.family import BuildFamily
 from traj2env_assets.families.contract import Family
+from traj2env_assets.families.extend.family import ExtendFamily
+from traj2env_assets.families.qa.family import QaFamily
 from traj2env_assets.families.repair.family import RepairFamily
 
-FAMILIES: tuple[Family, ...] = (RepairFamily(),)
+FAMILIES: tuple[Family, ...] = (RepairFamily(), BuildFamily(), ExtendFamily(), QaFamily())
 # Named in the product spec; each becomes an error-free option when its folder lands.
-PLANNED_FAMILIES = ("build", "extend", "qa")
+PLANNED_FAMILIES: tuple[str, ...] = ()
 
 
 class UnknownFamilyError(ValueError):

@@ -7,6 +7,7 @@ live in one place.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -102,6 +103,11 @@ class TrajectoryBuilder:
         )
         self._steps.append(step)
         return step
+
+    def answering_model(self) -> str | None:
+        """The model named on most agent steps (the first such on a tie): the one that answered."""
+        counts = Counter(step.model_name for step in self._steps if step.source == "agent" and step.model_name)
+        return counts.most_common(1)[0][0] if counts else None
 
     def last_agent_step(self) -> _Step | None:
         for step in reversed(self._steps):

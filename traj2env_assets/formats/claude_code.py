@@ -9,7 +9,13 @@ repeated user prompts (same timestamp and text) are dropped.
 Kept in ``extra`` (see :mod:`traj2env_assets.formats.extras`): per-line ``cwd`` on
 each tool call; ``is_error``, Bash ``exit_code`` (from the "Exit code N" header),
 ``original_file`` and Read ``file_content`` on results. Sub-agents in
-``<session>/subagents/agent-*.jsonl`` are nested as ``subagent_trajectories``.
+``<session>/subagents/agent-*.jsonl``, or flat beside the session file (older CLIs:
+``agent-<id>.jsonl`` whose lines carry the parent's ``sessionId`` and an ``agentId``),
+are nested as ``subagent_trajectories``.
+
+The session id is the file's own: Claude Code names each session file by its id, and a
+resumed session's file starts with history copied from the session it resumed, whose
+lines still carry the old id.
 """
 
 from __future__ import annotations
@@ -17,12 +23,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "claude-code"
@@ -42,13 +49,18 @@ KNOWN_LINE_TYPES = {
     "custom-title",
 }
 _EXIT_CODE = re.compile(r"^Exit code (-?\d+)")
+_SESSION_FILE_STEM = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+_FLAT_SUBAGENT_HEAD_BYTES = 64 * 1024
+# Claude Code writes its own error notices (API errors, interruptions) as assistant
+# messages with this model name; no model produced them.
+SYNTHETIC_MODEL = "<synthetic>"
 
 
 def looks_like_claude_code(obj: dict[str, Any]) -> bool:
     return (
         isinstance(obj.get("sessionId"), str)
         and isinstance(obj.get("uuid"), str)
-        and obj.get("type") in KNOWN_LINE_TYPES
+        and line_type(obj) in KNOWN_LINE_TYPES
     )
 
 
@@ -74,11 +86,46 @@ def _result_extra(block: dict[str, Any], tool_use_result: Any, tool_name: str | 
     return drop_none(extra)
 
 
+def own_session_id(path: Path, lines: Iterable[dict[str, Any]]) -> str | None:
+    """The file's own session id: its name when Claude Code named it (a UUID), else the
+    first ``sessionId``; a flat sub-agent file is named by its own stem, not its parent's id."""
+    if _SESSION_FILE_STEM.match(path.stem):
+        return path.stem
+    for line in lines:
+        if isinstance(line.get("sessionId"), str):
+            if isinstance(line.get("agentId"), str) and path.stem.startswith("agent-"):
+                return path.stem
+            return str(line["sessionId"])
+    return None
+
+
+def flat_subagent_parent(path: Path) -> Path | None:
+    """The session file beside ``path`` that a flat ``agent-<id>.jsonl`` belongs to, if present."""
+    if not (path.name.startswith("agent-") and path.name.endswith(".jsonl")):
+        return None
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_FLAT_SUBAGENT_HEAD_BYTES)
+    except OSError:
+        return None
+    for raw in head.split(b"\n"):
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("sessionId"), str):
+            if not isinstance(line.get("agentId"), str) or "/" in line["sessionId"]:
+                return None
+            parent = path.parent / f"{line['sessionId']}.jsonl"
+            return parent if parent != path and parent.is_file() else None
+    return None
+
+
 def _subagent_files(path: Path) -> list[Path]:
     folder = path.with_suffix("") / "subagents"
-    if not folder.is_dir():
-        return []
-    return sorted(p for p in folder.glob("agent-*.jsonl") if p.is_file() and not p.is_symlink())
+    nested = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+    flat = [p for p in sorted(path.parent.glob("agent-*.jsonl")) if flat_subagent_parent(p) == path]
+    return [p for p in [*nested, *flat] if p.is_file() and not p.is_symlink()]
 
 
 def _subagent_links(files: list[Path]) -> dict[str, str]:
@@ -100,10 +147,8 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
     lines = list(iter_json_objects(data, stats))
     has_main_thread = any(line.get("isSidechain") is False for line in lines)
     builder = TrajectoryBuilder()
-    session_id: str | None = None
     version: str | None = None
     first_cwd: str | None = None
-    model_name: str | None = None
     tool_names: dict[str, str] = {}
     steps_by_message_id: dict[str, Any] = {}
     seen_blocks: set[tuple[str, Any, Any]] = set()
@@ -120,14 +165,13 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
 
 
     for line in lines:
-        line_type = line.get("type")
-        if line_type not in ("user", "assistant"):
-            if line_type not in KNOWN_LINE_TYPES:
-                stats.count_unknown(line_type)
+        kind = line_type(line)
+        if kind not in ("user", "assistant"):
+            if kind not in KNOWN_LINE_TYPES:
+                stats.count_unknown(line.get("type"))
             continue
         if has_main_thread and line.get("isSidechain") is True and not is_subagent:
             continue
-        session_id = session_id or line.get("sessionId")
         version = version or line.get("version")
         first_cwd = first_cwd or line.get("cwd")
         message = line.get("message")
@@ -135,8 +179,7 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
             stats.invalid_lines += 1
             continue
         timestamp = line.get("timestamp")
-        if line_type == "assistant":
-            model_name = message.get("model") or model_name
+        if kind == "assistant":
             _read_assistant_line(
                 builder, line, message, timestamp, steps_by_message_id, seen_blocks, tool_names
             )
@@ -146,13 +189,13 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
     agent = {
         "name": "claude-code",
         "version": version or "unknown",
-        "model_name": model_name,
+        "model_name": builder.answering_model(),
         "extra": {"cwd": first_cwd} if first_cwd else None,
     }
     extra = {"source_format": FORMAT, "cwd": first_cwd, **line_stats_extra(stats, builder)}
     if builder.steps == 0:
         raise ValueError("no Claude Code user or assistant messages")
-    return builder.build(agent, session_id, extra)
+    return builder.build(agent, own_session_id(path, lines), extra)
 
 
 def _read_assistant_line(
@@ -167,7 +210,8 @@ def _read_assistant_line(
     message_id = str(message.get("id") or line.get("uuid"))
     step = steps_by_message_id.get(message_id)
     if step is None:
-        step = builder.add_agent_step(timestamp=timestamp, model_name=message.get("model"))
+        model = message.get("model")
+        step = builder.add_agent_step(timestamp=timestamp, model_name=None if model == SYNTHETIC_MODEL else model)
         steps_by_message_id[message_id] = step
     content = message.get("content")
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
@@ -175,15 +219,16 @@ def _read_assistant_line(
         if not isinstance(block, dict):
             continue
         kind = block.get("type")
-        fingerprint = (message_id, kind, block.get("id") or block.get("text") or block.get("thinking"))
+        # str(): a mangled line may put any JSON value where a string belongs.
+        fingerprint = (message_id, str(kind), str(block.get("id") or block.get("text") or block.get("thinking")))
         if fingerprint in seen_blocks:
             if block.get("type") == "tool_use":
                 builder.duplicate_tool_calls += 1
             continue
         seen_blocks.add(fingerprint)
-        if kind == "text" and block.get("text"):
+        if kind == "text" and block.get("text") and isinstance(block["text"], str):
             step.message = "\n\n".join(filter(None, [step.message, block["text"]]))
-        elif kind == "thinking" and block.get("thinking"):
+        elif kind == "thinking" and block.get("thinking") and isinstance(block["thinking"], str):
             step.reasoning_content = "\n\n".join(filter(None, [step.reasoning_content, block["thinking"]]))
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             name = str(block.get("name") or "unknown")
@@ -198,11 +243,11 @@ def _read_assistant_line(
 
 
 def _metrics(usage: dict[str, Any]) -> dict[str, int]:
-    cache_read = int(usage.get("cache_read_input_tokens") or 0)
-    cache_creation = int(usage.get("cache_creation_input_tokens") or 0)
+    cache_read = token_count(usage.get("cache_read_input_tokens"))
+    cache_creation = token_count(usage.get("cache_creation_input_tokens"))
     return {
-        "prompt_tokens": int(usage.get("input_tokens") or 0) + cache_read + cache_creation,
-        "completion_tokens": int(usage.get("output_tokens") or 0),
+        "prompt_tokens": token_count(usage.get("input_tokens")) + cache_read + cache_creation,
+        "completion_tokens": token_count(usage.get("output_tokens")),
         "cached_tokens": cache_read,
     }
 

@@ -8,6 +8,20 @@ wrapper ``{"output", "metadata": {"exit_code"}}``, ``exec_command``'s
 call keeps the directory it ran in (``workdir`` or the turn's ``cwd``) in
 ``extra.cwd``. Injected context (AGENTS.md, ``<environment_context>``) becomes
 system steps so the user's own requests stay recognisable.
+
+Three rollout shapes, by CLI era (all read by :func:`convert_codex`):
+
+- envelope ``.jsonl`` (Rust CLI, Sept 2025 on): ``{"timestamp", "type", "payload"}``
+  lines, the first a ``session_meta``;
+- bare ``.jsonl`` (Rust CLI, mid 2025): a header line ``{"id", "timestamp",
+  "instructions", "git"?, "cwd"?, "originator"?, "cli_version"?}``, then
+  ``{"record_type": "state"}`` markers and Responses-API items with no envelope and no
+  timestamp of their own;
+- one ``.json`` document (TypeScript CLI, spring 2025): ``{"session": {"timestamp",
+  "id", "instructions"}, "items": [...]}``.
+
+Without a ``cwd`` in the header, the session's directory comes from the
+``<cwd>`` of the injected ``<environment_context>``.
 """
 
 from __future__ import annotations
@@ -19,7 +33,7 @@ from typing import Any
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, loads_like_stdlib
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, loads_like_stdlib, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "codex"
@@ -27,10 +41,45 @@ LINE_TYPES = {"session_meta", "response_item", "turn_context", "event_msg", "com
 _PROCESS_EXIT = re.compile(r"Process exited with code (-?\d+)")
 _EXIT_HEADER = re.compile(r"^Exit code: (-?\d+)", re.MULTILINE)
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions")
+_CONTEXT_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
+RESPONSE_ITEM_TYPES = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "web_search_call",
+}
+_LEGACY_HEADER_KEYS = {"instructions", "git", "originator", "cli_version"}
+_TS_ROLLOUT_HEAD = re.compile(rb'\A\s*\{\s*"session"\s*:\s*\{\s*"(?:timestamp|id|instructions)"')
 
 
 def looks_like_codex(obj: dict[str, Any]) -> bool:
-    return obj.get("type") in LINE_TYPES and isinstance(obj.get("payload"), dict)
+    return line_type(obj) in LINE_TYPES and isinstance(obj.get("payload"), dict)
+
+
+def looks_like_legacy_codex(obj: dict[str, Any]) -> bool:
+    """A line only a mid-2025 bare rollout writes: its header or a state marker."""
+    if obj.get("record_type") == "state":
+        return True
+    return (
+        "type" not in obj
+        and isinstance(obj.get("id"), str)
+        and isinstance(obj.get("timestamp"), str)
+        and bool(_LEGACY_HEADER_KEYS & obj.keys())
+    )
+
+
+def looks_like_typescript_rollout(head: bytes) -> bool:
+    """The TypeScript CLI's ``rollout-<date>-<id>.json``: one document opening with ``"session"``."""
+    return bool(_TS_ROLLOUT_HEAD.match(head))
+
+
+def _is_bare_response_item(obj: dict[str, Any]) -> bool:
+    return line_type(obj) in RESPONSE_ITEM_TYPES and "payload" not in obj and "message" not in obj
 
 
 def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
@@ -89,11 +138,28 @@ class _CodexReader:
         payload = line["payload"]
         timestamp = line.get("timestamp")
         kind = line["type"]
+        self.read_entry(kind, payload, timestamp, stats)
+
+    def read_legacy(self, line: dict[str, Any], stats: LineStats, first: bool) -> bool:
+        """A line of a bare rollout; False when it is none of its shapes."""
+        if line.get("record_type") == "state":
+            return True
+        if first and looks_like_legacy_codex(line):
+            self.extra["rollout_format"] = "bare-jsonl"
+            self.read_entry("session_meta", line, line.get("timestamp"), stats)
+            return True
+        if _is_bare_response_item(line):
+            self.read_entry("response_item", line, line.get("timestamp"), stats)
+            return True
+        return False
+
+    def read_entry(self, kind: str, payload: dict[str, Any], timestamp: object, stats: LineStats) -> None:
         if kind == "session_meta":
             self.session_id = self.session_id or payload.get("id") or payload.get("session_id")
             self.version = self.version or payload.get("cli_version")
             self.session_cwd = self.session_cwd or payload.get("cwd")
             self.turn_cwd = self.turn_cwd or payload.get("cwd")
+            self.model = self.model or payload.get("model")
             for key in ("originator", "model_provider"):
                 if isinstance(payload.get(key), str):
                     self.extra[key] = payload[key]
@@ -119,10 +185,16 @@ class _CodexReader:
         if not isinstance(usage, dict) or step is None or step.metrics is not None:
             return
         step.metrics = {
-            "prompt_tokens": int(usage.get("input_tokens") or 0),
-            "completion_tokens": int(usage.get("output_tokens") or 0),
-            "cached_tokens": int(usage.get("cached_input_tokens") or 0),
+            "prompt_tokens": token_count(usage.get("input_tokens")),
+            "completion_tokens": token_count(usage.get("output_tokens")),
+            "cached_tokens": token_count(usage.get("cached_input_tokens")),
         }
+
+    def _context_cwd(self, text: str) -> None:
+        if self.session_cwd is None and text.lstrip().startswith("<environment_context>"):
+            match = _CONTEXT_CWD.search(text)
+            if match:
+                self.session_cwd = self.turn_cwd = match.group(1).strip()
 
     def _agent_step(self, timestamp: object, message: str = "") -> Any:
         reasoning = "\n\n".join(self.pending_reasoning) or None
@@ -141,6 +213,7 @@ class _CodexReader:
             elif role == "user" and not text.lstrip().startswith(_INJECTED_PREFIXES):
                 self.builder.add_message("user", text, timestamp)
             elif text:
+                self._context_cwd(text)
                 self.builder.add_message("system", text, timestamp, {"role": role})
         elif item == "reasoning":
             summary = payload.get("summary")
@@ -182,17 +255,20 @@ class _CodexReader:
 def convert_codex(path: Path, data: bytes) -> atif.Trajectory:
     stats = LineStats()
     reader = _CodexReader()
-    for line in iter_json_objects(data, stats):
-        if looks_like_codex(line):
-            reader.read(line, stats)
-        else:
-            stats.count_unknown(line.get("type"))
+    if looks_like_typescript_rollout(data[:4096]):
+        _read_typescript_rollout(reader, data, stats)
+    else:
+        for index, line in enumerate(iter_json_objects(data, stats)):
+            if looks_like_codex(line):
+                reader.read(line, stats)
+            elif not reader.read_legacy(line, stats, first=index == 0):
+                stats.count_unknown(line.get("type"))
     if reader.builder.steps == 0:
         raise ValueError("no Codex messages or tool calls")
     agent = {
         "name": "codex",
         "version": reader.version or "unknown",
-        "model_name": reader.model,
+        "model_name": reader.builder.answering_model() or reader.model,
         "extra": {"cwd": reader.session_cwd} if reader.session_cwd else None,
     }
     extra = {
@@ -203,3 +279,21 @@ def convert_codex(path: Path, data: bytes) -> atif.Trajectory:
         **line_stats_extra(stats, reader.builder),
     }
     return reader.builder.build(agent, reader.session_id or path.stem, extra)
+
+
+def _read_typescript_rollout(reader: _CodexReader, data: bytes, stats: LineStats) -> None:
+    try:
+        document = loads_like_stdlib(data)
+    except ValueError as exc:
+        raise ValueError(f"not a Codex rollout document: {exc}") from exc
+    session = document.get("session") if isinstance(document, dict) else None
+    items = document.get("items") if isinstance(document, dict) else None
+    if not isinstance(session, dict) or not isinstance(items, list):
+        raise ValueError("a Codex rollout document needs a 'session' object and an 'items' list")
+    reader.extra["rollout_format"] = "typescript-json"
+    reader.read_entry("session_meta", session, session.get("timestamp"), stats)
+    for item in items:
+        if isinstance(item, dict) and _is_bare_response_item(item):
+            reader.read_entry("response_item", item, item.get("timestamp"), stats)
+        else:
+            stats.count_unknown(item.get("type") if isinstance(item, dict) else type(item).__name__)

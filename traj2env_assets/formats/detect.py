@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from traj2env_assets.formats.claude_code import looks_like_claude_code
-from traj2env_assets.formats.codex import looks_like_codex
+from traj2env_assets.formats.claude_code import looks_like_claude_code, own_session_id
+from traj2env_assets.formats.codex import looks_like_codex, looks_like_legacy_codex, looks_like_typescript_rollout
 from traj2env_assets.formats.jsonl import loads_like_stdlib
 from traj2env_assets.formats.pi import looks_like_pi
 
@@ -66,12 +66,14 @@ def detect_head(head: bytes) -> DetectedFormat:
     for obj in _head_objects(head):
         if looks_like_claude_code(obj):
             return "claude-code"
-        if looks_like_codex(obj):
+        if looks_like_codex(obj) or looks_like_legacy_codex(obj):
             return "codex"
         if looks_like_pi(obj):
             return "pi"
     if head.lstrip().startswith(b"{") and _ATIF_HEAD.search(head):
         return "atif"
+    if looks_like_typescript_rollout(head):
+        return "codex"
     raise UndetectableFormat(
         "unrecognised_format", "content matches none of ATIF .json, Claude Code, Codex or pi .jsonl"
     )
@@ -81,18 +83,23 @@ def detect_format(path: Path) -> DetectedFormat:
     return detect_head(read_head(path))
 
 
-def session_id_in_head(head: bytes, fmt: DetectedFormat) -> str | None:
+def session_id_in_head(head: bytes, fmt: DetectedFormat, path: Path) -> str | None:
     """The session id the log records near its start (``head`` from :func:`read_head`), if any."""
+    if fmt == "claude-code":
+        return own_session_id(path, _head_objects(head))
+    if fmt == "codex" and looks_like_typescript_rollout(head):
+        match = re.search(rb'"id"\s*:\s*"([^"]{1,200})"', head)
+        return match.group(1).decode("utf-8", "replace") if match else None
     if fmt == "atif":
         match = re.search(rb'"session_id"\s*:\s*"([^"]{1,200})"', head)
         return match.group(1).decode("utf-8", "replace") if match else None
     for obj in _head_objects(head):
-        if fmt == "claude-code" and isinstance(obj.get("sessionId"), str):
-            return str(obj["sessionId"])
         if fmt == "codex" and obj.get("type") == "session_meta":
             payload = obj.get("payload")
             if isinstance(payload, dict) and isinstance(payload.get("id"), str):
                 return str(payload["id"])
+        if fmt == "codex" and looks_like_legacy_codex(obj) and isinstance(obj.get("id"), str):
+            return str(obj["id"])
         if fmt == "pi" and obj.get("type") == "session" and isinstance(obj.get("id"), str):
             return str(obj["id"])
     return None

@@ -34,6 +34,24 @@ class LineStats:
         return self.invalid_lines + self.non_object_lines
 
 
+def line_type(obj: dict[str, Any]) -> str | None:
+    """A line's ``type`` when it is a string (a mangled line may carry any JSON there)."""
+    value = obj.get("type")
+    return value if isinstance(value, str) else None
+
+
+def token_count(value: object) -> int:
+    """A token count from a log's usage figures: a mangled figure (text, a list, a float
+    that is not finite or integral, a negative number) counts as 0, not as a bad file."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return 0
+    try:
+        count = int(value)
+    except (ValueError, OverflowError):
+        return 0
+    return count if count >= 0 else 0
+
+
 def iter_json_objects(data: bytes, stats: LineStats) -> Iterator[dict[str, Any]]:
     """Yield each JSON object line of ``data`` (a whole ``.jsonl`` file).
 

@@ -17,7 +17,7 @@ from typing import Any
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "pi"
@@ -64,11 +64,11 @@ def _metrics(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
     cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
-    cache_read = int(usage.get("cacheRead") or 0)
+    cache_read = token_count(usage.get("cacheRead"))
     return drop_none(
         {
-            "prompt_tokens": int(usage.get("input") or 0) + cache_read + int(usage.get("cacheWrite") or 0),
-            "completion_tokens": int(usage.get("output") or 0),
+            "prompt_tokens": token_count(usage.get("input")) + cache_read + token_count(usage.get("cacheWrite")),
+            "completion_tokens": token_count(usage.get("output")),
             "cached_tokens": cache_read,
             "cost_usd": cost.get("total") if isinstance(cost.get("total"), (int, float)) else None,
         }
@@ -85,10 +85,10 @@ def convert_pi(path: Path, data: bytes) -> atif.Trajectory:
     first_model = model
     tool_names: dict[str, str] = {}
     for entry in active_branch([entry for entry in entries if entry.get("type") != "session"]):
-        kind = entry.get("type")
+        kind = line_type(entry)
         timestamp = entry.get("timestamp")
         if kind == "model_change":
-            model = entry.get("modelId") or model
+            model = entry["modelId"] if isinstance(entry.get("modelId"), str) else model
         elif kind == "compaction":
             builder.add_message(
                 "system",
@@ -102,13 +102,13 @@ def convert_pi(path: Path, data: bytes) -> atif.Trajectory:
             model = _read_message(builder, entry["message"], timestamp, model, cwd, tool_names)
             first_model = first_model or model
         elif kind not in ENTRY_TYPES:
-            stats.count_unknown(kind)
+            stats.count_unknown(entry.get("type"))
     if builder.steps == 0:
         raise ValueError("no pi messages")
     agent = {
         "name": "pi",
         "version": str(header.get("version") or "unknown"),
-        "model_name": first_model,
+        "model_name": builder.answering_model() or first_model,
         "extra": {"cwd": cwd} if cwd else None,
     }
     extra = {"source_format": FORMAT, "cwd": cwd, **line_stats_extra(stats, builder)}

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import atif
+from pydantic import TypeAdapter
+
 from traj2env_assets.formats.convert import ConversionRecord, convert_source
 from traj2env_assets.sources import source_for_key
 from traj2env_assets.workspace import STAGE_CONVERSION, Workspace, atomic_write_json, atomic_write_text
 
-CONVERTER_VERSION = "2"
+CONVERTER_VERSION = "3"
 TRAJECTORY_FILE = "trajectory.json"
+_STEPS = TypeAdapter(list[atif.Step])
 RECORD_FILE = "record.json"
 
 
@@ -27,6 +31,17 @@ def read_conversion(workspace: Workspace, partition_key: str) -> StoredConversio
     if not path.is_file():
         return None
     return StoredConversion.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def trajectory_json(trajectory: atif.Trajectory) -> str:
+    """The ATIF document as the stage writes it: every other key first, ``steps`` last.
+
+    Later stages can then stream a large file a step at a time in one pass: everything
+    they need before the first step (the session's directory, its sub-agents) comes
+    before the steps (see ``replay/stream.py``)."""
+    head = trajectory.model_dump_json(exclude_none=True, indent=1, exclude={"steps"})
+    steps = _STEPS.dump_json(trajectory.steps, exclude_none=True, indent=1).decode("utf-8")
+    return head[: -len("\n}")] + ',\n "steps": ' + steps + "\n}"
 
 
 def trajectory_path(workspace: Workspace, partition_key: str) -> Path:
@@ -50,7 +65,7 @@ def convert_partition(workspace: Workspace, partition_key: str, forced_format: s
     )
     target = trajectory_path(workspace, partition_key)
     if result.trajectory is not None:
-        atomic_write_text(target, result.trajectory.model_dump_json(exclude_none=True, indent=1))
+        atomic_write_text(target, trajectory_json(result.trajectory))
     else:
         target.unlink(missing_ok=True)
     atomic_write_json(workspace.stage_file(STAGE_CONVERSION, partition_key, RECORD_FILE), stored)

@@ -7,7 +7,8 @@ submission has been copied to ``/workspace``. Only solution code crosses. It
 0. removes every symlink that resolves outside the workspace and every setuid bit;
 1. deletes every test path (test folders and files, see ``task_spec.is_test_path``),
    harness file (conftest.py, sitecustomize.py, .pth, pytest/npm config...) and
-   ``node_modules`` the submission holds, and restores the pristine ones from the full
+   ``node_modules`` and Python environment (virtualenv, site-packages) the submission
+   holds, and restores the pristine ones from the full
    copy of the project the image saved at build time under ``/opt/traj2env/pristine``,
    then the hidden tests from ``/tests/traj2env/restore``;
 2. runs the static tamper check (``verifier_files/tamper_check.py`` / ``.mjs``) of the
@@ -28,17 +29,22 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
+
 from traj2env_assets.harbor.task_spec import (
-    NODE_HARNESS_FILES,
+    ANSWER_FILE,
+    ANSWER_WORKDIR,
     NODE_MODULES,
-    PYTHON_HARNESS_FILES,
+    PYTHON_ENVIRONMENT_DIRS,
     TEST_DIR_NAMES,
     TEST_FILE_GLOBS,
     WORKSPACE,
     TaskSpec,
+    harness_files,
 )
 
 PRISTINE_DIR = "/opt/traj2env/pristine"
+REFERENCE_PROGRAM = "reference.py"
+GOLD_FILE = "answer.json"
 HARNESS_DIR = "/tests/traj2env"
 TEST_USER = "tester"
 TEST_UID = 2000
@@ -48,6 +54,11 @@ _CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 def dockerfile(spec: TaskSpec) -> str:
     """Base and dependency layers first, so candidates share them; project files last."""
+    if spec.answer is not None:
+        # A qa image: the family's lines install the analysis packages and the pinned
+        # data; the agent starts in an empty-handed /workdir.
+        lines = [f"FROM {spec.image_name}", *spec.dependency_lines, f"WORKDIR {ANSWER_WORKDIR}"]
+        return "\n".join(lines) + "\n"
     lines = [
         f"FROM {spec.image_name}",
         f"RUN id -u {TEST_USER} >/dev/null 2>&1 || "
@@ -63,7 +74,17 @@ def dockerfile(spec: TaskSpec) -> str:
 
 
 def solve_sh(spec: TaskSpec) -> str:
-    """Restore the reference files over the project (no patch: a plain copy)."""
+    """Restore the reference files over the project (no patch: a plain copy); for a qa
+    task, run the reference program (``solution/files/reference.py``) into the answer file."""
+    if spec.answer is not None:
+        return (
+            "#!/bin/bash\n"
+            "# Reference solution: the program that computes the answer from the data files.\n"
+            "set -euo pipefail\n"
+            f"cd {ANSWER_WORKDIR}\n"
+            f'python3 "$(dirname "$0")/files/{REFERENCE_PROGRAM}" > {ANSWER_FILE}.partial\n'
+            f"mv {ANSWER_FILE}.partial {ANSWER_FILE}\n"
+        )
     lines = [
         "#!/bin/bash",
         "# Reference solution: restores the files of the recorded fix.",
@@ -76,7 +97,12 @@ def solve_sh(spec: TaskSpec) -> str:
 
 
 def tracked_ids_file(spec: TaskSpec) -> str:
+    assert spec.tests is not None
     return "\n".join(spec.tests.tracked_test_ids) + "\n"
+
+
+def gate_ids_file(spec: TaskSpec) -> str:
+    return "".join(f"{test_id}\n" for test_id in spec.tests.gate_test_ids)
 
 
 def pristine_paths_file(spec: TaskSpec) -> str:
@@ -84,23 +110,29 @@ def pristine_paths_file(spec: TaskSpec) -> str:
 
 
 def test_sh(spec: TaskSpec) -> str:
+    if spec.answer is not None:
+        return _ANSWER_TEST_SH.format(answer=ANSWER_FILE, harness=HARNESS_DIR, gold=GOLD_FILE)
     tests = spec.tests
-    harness_names = PYTHON_HARNESS_FILES if tests.runner == "pytest" else NODE_HARNESS_FILES
-    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner == "pytest" else set()
+    harness_names = harness_files(tests.runner)
+    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner != "node" else set()
+    # A lint check's fix may edit test code: only configuration is restored.
+    test_dirs = "-false" if tests.runner == "lint" else _find_names(TEST_DIR_NAMES)
+    test_globs = [] if tests.runner == "lint" else TEST_FILE_GLOBS
     head = _TEST_SH_HEAD.format(
         runner=tests.runner,
         work=WORKSPACE,
         harness=HARNESS_DIR,
         pristine=PRISTINE_DIR,
         user=TEST_USER,
-        test_dirs=_find_names(TEST_DIR_NAMES),
-        test_files=_find_names([*TEST_FILE_GLOBS, *sorted(harness_names | extra)]),
+        test_dirs=test_dirs,
+        test_files=_find_names([*test_globs, *sorted(harness_names | extra)]),
         node_modules=NODE_MODULES,
         node_modules_action="-print0" if tests.runner == "node" else "",
+        python_env_dirs=_find_names(PYTHON_ENVIRONMENT_DIRS),
         tamper=_TAMPER_CHECK[tests.runner],
         tamper_timeout=TAMPER_CHECK_TIMEOUT_S,
     )
-    run = _pytest_run(spec) if tests.runner == "pytest" else _node_run(spec)
+    run = {"pytest": _pytest_run, "node": _node_run, "lint": _lint_run}[tests.runner](spec)
     return head + run
 
 
@@ -115,13 +147,15 @@ def _pytest_run(spec: TaskSpec) -> str:
     )
     # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
     # naming them too would make pytest collect only them from a shared file).
-    selection = tests.run_targets if tests.reward == "check" else tests.tracked_test_ids
-    tracked_files = sorted({test_id.split("::", 1)[0] for test_id in tests.tracked_test_ids})
+    # In mode "split" the existing (gate) tests run beside the tracked ones.
+    selection = tests.run_targets if tests.reward == "check" else [*tests.tracked_test_ids, *tests.gate_test_ids]
+    # Sentinels go into every file the verdict reads outcomes from: the existing (gate)
+    # tests' files too, so a forgery confined to them flips a sentinel as well.
+    tracked_files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.tracked_test_ids, *tests.gate_test_ids]})
     # Sentinels in a file the selection collects whole run with it; elsewhere they are
     # named. (A file argument plus a node id of the same file makes pytest collect only
     # the node id from that file.)
     whole = [arg for arg in selection if "::" not in arg]
-    collected = [path for path in tracked_files if any(_covers(arg, path) for arg in whole)]
     return _PYTEST_RUN.format(
         timeout=tests.timeout_sec,
         user=TEST_USER,
@@ -137,10 +171,6 @@ def _pytest_run(spec: TaskSpec) -> str:
     )
 
 
-def _covers(argument: str, path: str) -> bool:
-    return argument == "." or path == argument or path.startswith(argument.rstrip("/") + "/")
-
-
 def _node_run(spec: TaskSpec) -> str:
     tests = spec.tests
     files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
@@ -154,9 +184,40 @@ def _node_run(spec: TaskSpec) -> str:
     )
 
 
+_ANSWER_TEST_SH = """#!/bin/bash
+# traj2env verifier (answer file). Runs as root in a fresh container from the task image;
+# only {answer} crossed from the agent's container. The grader reads it as data (no
+# link followed, size-capped, never executed) with the standard library alone
+# (``python3 -I -S``: no site packages, no environment, no working-directory imports).
+set -uo pipefail
+LOGS=/logs/verifier
+mkdir -p "$LOGS"
+chmod 0755 "$LOGS"
+rm -f "$LOGS/reward.txt" "$LOGS/reward.json" "$LOGS/verdict.json"
+echo 0 > "$LOGS/reward.txt"
+cd /
+env -i PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \\
+  python3 -I -S {harness}/grade_answer.py {answer} {harness}/{gold} "$LOGS" > "$LOGS/test-output.txt" 2>&1
+echo "grader exit code: $?" >> "$LOGS/test-output.txt"
+"""
+
+
+def _lint_run(spec: TaskSpec) -> str:
+    tests = spec.tests
+    return _LINT_RUN.format(
+        timeout=tests.timeout_sec,
+        user=TEST_USER,
+        path=_CLEAN_PATH,
+        harness=HARNESS_DIR,
+        check_dir=shlex.quote(tests.check_dir or "."),
+        command=shlex.join(tests.check_command),
+    )
+
+
 _TAMPER_CHECK = {
     "pytest": 'python3 -I "$HARNESS/tamper_check.py"',
     "node": 'node "$HARNESS/tamper_check.mjs"',
+    "lint": 'python3 -I "$HARNESS/lint_tamper_check.py"',
 }
 
 _TEST_SH_HEAD = """#!/bin/bash
@@ -198,6 +259,14 @@ while IFS= read -r path; do
   if [ -e "$PRISTINE/$path" ]; then (cd "$PRISTINE" && cp -a --parents -- "$path" "$WORK/"); fi
 done < "$HARNESS/pristine_paths.txt"
 (cd "$PRISTINE" && find . -name {node_modules} -type d -prune -exec cp -a --parents {{}} "$WORK/" \\;)
+# Installed Python environments (a virtualenv, site-packages) never cross either: the
+# verifier uses the image's own, and any the pristine project holds come back.
+python_environments() {{
+  find "$1" -mindepth 1 \\( -type f -name pyvenv.cfg -printf '%h\\0' \\) \\
+    -o \\( -type d \\( {python_env_dirs} \\) -prune -print0 \\)
+}}
+python_environments "$WORK" | xargs -0 -r rm -rf --
+(cd "$PRISTINE" && python_environments . | xargs -0 -r -I{{}} cp -a --parents {{}} "$WORK/")
 if [ -d "$HARNESS/restore" ]; then cp -a "$HARNESS/restore/." "$WORK/"; fi
 
 # 2. The static tamper check of the solution code against the pristine project. A check
@@ -235,6 +304,7 @@ touch "$RUN_DIR/sentinels.txt"
 cp "$HARNESS/pristine_paths.txt" "$RESTORED"
 if [ -d "$HARNESS/restore" ]; then (cd "$HARNESS/restore" && find . -type f | sed 's|^\\./||') >> "$RESTORED"; fi
 (cd "$WORK" && find . -name {node_modules} -type d -prune | sed 's|^\\./||') >> "$RESTORED"
+(cd "$WORK" && python_environments . | tr '\\0' '\\n' | sed 's|^\\./||') >> "$RESTORED"
 cd "$WORK"
 """
 
@@ -290,7 +360,7 @@ wait "$READER"
 
 # 5. The verdict, as root.
 python3 -I {harness}/verdict.py "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
-  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
+  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS" {harness}/gate_ids.txt
 """
 
 _NODE_RUN = """
@@ -324,4 +394,31 @@ wait "$READER"
 # 5. The verdict, as root.
 node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
   "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
+"""
+
+_LINT_RUN = """
+# The results channel carries nothing for a lint check: root reads the tool's exit code
+# itself, and the tool (root-owned, run with -I) executes no project code.
+exec 3> "$RUN_DIR/channel"
+exec 3>&-
+wait "$READER"
+protect_restored
+
+# 3. The check, unprivileged, in a clean environment, with its caches outside the project:
+#    first on the pristine project, where it must still fail as recorded (the tool works
+#    and sees the code), then on the submission, where it must pass.
+run_check() {{  # usage: PROJECT_DIR OUTPUT_FILE
+  (cd "$1"/{check_dir} && timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" \\
+    LANG=C.UTF-8 NO_COLOR=1 CI=1 PYTHONDONTWRITEBYTECODE=1 RUFF_CACHE_DIR="$TEST_HOME/ruff-cache-$2" \\
+    MYPY_CACHE_DIR="$TEST_HOME/mypy-cache-$2" {command}) > "$LOGS/$2" 2>&1
+}}
+run_check "$PRISTINE" control-output.txt
+CONTROL_EXIT=$?
+run_check "$WORK" test-output.txt
+CHECK_EXIT=$?
+echo "check exit code: $CHECK_EXIT (on the pristine project: $CONTROL_EXIT)" >> "$LOGS/test-output.txt"
+runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
+
+# 4. The verdict, as root.
+python3 -I {harness}/lint_verdict.py "$CONTROL_EXIT" "$CHECK_EXIT" "$RUN_DIR/tamper.json" "$LOGS"
 """

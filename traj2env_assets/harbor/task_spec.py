@@ -2,22 +2,30 @@
 
 Paths in ``project_files``, ``solution_files``, ``test_files`` and ``config_paths`` are
 relative to the project root, which is ``/workspace`` in every container.
+
+A task is verified either by tests (``tests``: project tasks) or by grading one answer
+file (``answer``: qa tasks, whose agent works in ``/workdir`` and writes ``ANSWER_FILE``).
+``build_files`` are host files the image gets at build time, checked by sha256.
 """
 
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 BaseImageKind = Literal["python", "node"]
-TestRunner = Literal["pytest", "node"]
-RewardMode = Literal["all_pass", "fraction", "check"]
+# "lint": a Python lint or type check (ruff, mypy) whose pass is the reward.
+TestRunner = Literal["pytest", "node", "lint"]
+RewardMode = Literal["all_pass", "fraction", "check", "split"]
 
 BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
 WORKSPACE = "/workspace"
+ANSWER_WORKDIR = "/workdir"
+ANSWER_FILE = f"{ANSWER_WORKDIR}/answer.txt"
+AnswerKind = Literal["number", "label", "yes_no", "list"]
 
 # Files a test harness reads on its own; a submission's copy never reaches the test run.
 PYTHON_HARNESS_FILES = frozenset(
@@ -29,6 +37,12 @@ NODE_HARNESS_FILES = frozenset(
      ".mocharc.cjs", ".mocharc.yml", "jest.config.js", "jest.config.cjs", "jest.config.mjs",
      "jest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.ts",
      "tsconfig.json", "babel.config.js", ".babelrc"}
+)
+# Files that configure a Python lint or type check (anywhere in the project), and the
+# tools' caches: the submission's never reach the check.
+LINT_HARNESS_FILES = frozenset(
+    {"pyproject.toml", "setup.cfg", "tox.ini", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",
+     ".flake8", "sitecustomize.py", "usercustomize.py", ".ruff_cache", ".mypy_cache", ".dmypy.json"}
 )
 
 
@@ -45,6 +59,14 @@ TEST_FILE_GLOBS = (
 )
 # Installed JavaScript packages live inside the project; the pristine ones always return.
 NODE_MODULES = "node_modules"
+# Installed Python packages inside the project: these folders and every virtualenv (a
+# folder holding ``pyvenv.cfg``); the verifier deletes them, the pristine ones return.
+PYTHON_ENVIRONMENT_DIRS = ("site-packages", "dist-packages", "__pypackages__")
+
+
+def harness_files(runner: TestRunner) -> frozenset[str]:
+    """The file names a runner's harness reads on its own (restored from the pristine image)."""
+    return {"pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES}[runner]
 
 
 def is_test_path(path: str) -> bool:
@@ -90,8 +112,34 @@ class VerifierSpec(BaseModel):
     # or node test files ("." = the whole project). Required by reward mode ``check``,
     # where every test in the run must pass and the tracked ones must be among them.
     run_targets: list[str] = Field(default_factory=list)
+    # Mode ``split`` (SWE-bench style): tests that already passed before the change; the
+    # reward is the share of tracked (new) tests passed, 0 when any of these does not pass.
+    gate_test_ids: list[str] = Field(default_factory=list)
     reward: RewardMode = "all_pass"
     timeout_sec: int = 300
+    # Runner "lint": the check's words as the verifier runs them (``python3 -I -m ruff
+    # check .``) in ``check_dir`` (relative to the project root); ``tracked_test_ids``
+    # are then the recorded diagnostics (``file: RULE message``).
+    check_command: list[str] = Field(default_factory=list)
+    check_dir: str = ""
+
+    @model_validator(mode="after")
+    def _lint_has_command(self) -> VerifierSpec:
+        if (self.runner == "lint") != bool(self.check_command):
+            raise ValueError("check_command is given exactly when the runner is 'lint'")
+        if self.check_dir:
+            _checked_relative(self.check_dir)
+        return self
+
+    @model_validator(mode="after")
+    def _gate_only_when_split(self) -> VerifierSpec:
+        if self.gate_test_ids and self.reward != "split":
+            raise ValueError("gate_test_ids are given only when reward is 'split'")
+        if self.reward == "split" and self.runner != "pytest":
+            raise ValueError("reward 'split' is a pytest mode")
+        if set(self.gate_test_ids) & set(self.tracked_test_ids):
+            raise ValueError("a test is either tracked (new) or a gate (existing), not both")
+        return self
 
     @model_validator(mode="after")
     def _check_mode_has_targets(self) -> VerifierSpec:
@@ -118,6 +166,32 @@ class VerifierSpec(BaseModel):
         return {_checked_relative(path): content for path, content in value.items()}
 
 
+class AnswerSpec(BaseModel):
+    """A qa task's verifier: ``ANSWER_FILE`` graded against the gold answer
+    (``verifier_files/grade_answer.py``); reward 1 or 0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: AnswerKind
+    gold: str = Field(min_length=1)
+
+
+class BuildFile(BaseModel):
+    """A host file copied into the build context at ``context_path`` (relative to
+    ``environment/``); the Dockerfile checks its sha256 before using it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: Path
+    context_path: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @field_validator("context_path")
+    @classmethod
+    def _relative_context_path(cls, value: str) -> str:
+        return _checked_relative(value)
+
+
 class TaskSpec(BaseModel):
     """One candidate task: the project as the agent starts, the fix, and the check."""
 
@@ -132,10 +206,15 @@ class TaskSpec(BaseModel):
     base_image_name: str | None = None
     # Dockerfile lines between FROM and the project files, e.g. ``RUN pip install x==1``.
     dependency_lines: list[str] = Field(default_factory=list)
+    # Host files put in the build context beside the Dockerfile for ``dependency_lines``
+    # (e.g. ``wheels/attrs-25.4.0-py3-none-any.whl``): context path -> absolute host path.
+    context_files: dict[str, str] = Field(default_factory=dict)
     project_files: dict[str, bytes]
     solution_files: dict[str, bytes]
     solution_deleted: list[str] = Field(default_factory=list)
-    tests: VerifierSpec
+    tests: VerifierSpec | None = None
+    answer: AnswerSpec | None = None
+    build_files: list[BuildFile] = Field(default_factory=list)
     source_trace: str
     source_model: str | None = None
     tags: list[str] = Field(default_factory=list)
@@ -149,14 +228,30 @@ class TaskSpec(BaseModel):
     def _relative_file_keys(cls, value: dict[str, bytes]) -> dict[str, bytes]:
         return {_checked_relative(path): content for path, content in value.items()}
 
+    @field_validator("context_files")
+    @classmethod
+    def _context_paths(cls, value: dict[str, str]) -> dict[str, str]:
+        for path, source in value.items():
+            if _checked_relative(path).split("/", 1)[0] in ("workspace", "Dockerfile"):
+                raise ValueError(f"context file {path!r} would replace the project or the Dockerfile")
+            if not PurePosixPath(source).is_absolute():
+                raise ValueError(f"context file source {source!r} must be an absolute host path")
+        return value
+
     @field_validator("solution_deleted")
     @classmethod
     def _relative_deleted(cls, value: list[str]) -> list[str]:
         return [_checked_relative(path) for path in value]
 
     @model_validator(mode="after")
+    def _one_verifier(self) -> TaskSpec:
+        if (self.tests is None) == (self.answer is None):
+            raise ValueError("a task is verified by tests or by an answer file, exactly one of them")
+        return self
+
+    @model_validator(mode="after")
     def _pytest_config_is_restored(self) -> TaskSpec:
-        config = self.tests.pytest_config
+        config = self.tests.pytest_config if self.tests else None
         if config is not None and config not in self.project_files:
             raise ValueError(f"pytest_config {config!r} must be one of the project's files")
         return self
@@ -173,14 +268,29 @@ class TaskSpec(BaseModel):
         return self
 
     @property
+    def workdir(self) -> str:
+        return ANSWER_WORKDIR if self.answer else WORKSPACE
+
+    @property
+    def submission_path(self) -> str:
+        """What crosses from the agent's container into the verifier."""
+        return ANSWER_FILE if self.answer else WORKSPACE
+
+    @property
     def image_name(self) -> str:
         return self.base_image_name or BASE_IMAGES[self.base_image]
 
     def pristine_paths(self) -> list[str]:
         """Paths the verifier restores from the pristine image (files or whole directories):
-        the given config paths, harness files, every test path and the tracked test files."""
-        names = PYTHON_HARNESS_FILES if self.tests.runner == "pytest" else NODE_HARNESS_FILES
+        the given config paths, harness files, every test path and the tracked test files.
+        A lint check restores only its configuration: its fix may edit any code, tests too."""
+        if self.tests is None:
+            return []
+        names = harness_files(self.tests.runner)
         found = {path for path in self.project_files if PurePosixPath(path).name in names}
+        if self.tests.runner == "lint":
+            paths = set(self.tests.config_paths) | found
+            return sorted(path for path in paths if not any(path.startswith(other + "/") for other in paths))
         tests = {restored_root(path) for path in self.project_files if is_test_path(path)}
         tracked = {test_id.split("::", 1)[0] for test_id in self.tests.tracked_test_ids}
         tracked &= set(self.project_files)

@@ -7,9 +7,12 @@ Layout (Harbor 0.25, separate verifier)::
       instruction.md
       environment/Dockerfile    FROM the base, deps, project files, pristine config copy
       environment/workspace/    the project as the agent starts (copied to /workspace)
+      environment/<build files> qa: analysis wheels and pinned data (sha256 checked)
+      environment/wheels/       the Python wheels the Dockerfile installs offline (if any)
       solution/solve.sh         restores solution/files/ over /workspace
       tests/test.sh             the verifier (see scripts.py)
-      tests/traj2env/           harness: outcome recorder, verdict, tracked ids, restores
+      tests/traj2env/           harness: outcome recorder, verdict, tracked ids, restores;
+                                qa: grade_answer.py and the gold answer.json
 
 ``environment/`` never holds tests or the solution. Usage::
 
@@ -19,13 +22,16 @@ Layout (Harbor 0.25, separate verifier)::
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 from importlib import resources
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from traj2env_assets.harbor import scripts
-from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec, TestRunner
+from traj2env_assets.harbor.task_spec import BuildFile, TaskSpec, TestRunner
 from traj2env_assets.harbor.task_toml import (
     AgentSection,
     EnvironmentSection,
@@ -39,7 +45,9 @@ from traj2env_assets.workspace import atomic_directory
 _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
     "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs", "tamper_check.mjs"),
+    "lint": ("lint_verdict.py", "lint_tamper_check.py"),
 }
+ANSWER_GRADER = "grade_answer.py"
 
 
 class WrittenTask(BaseModel):
@@ -61,7 +69,7 @@ class WrittenTask(BaseModel):
 
 def task_toml(spec: TaskSpec) -> TaskToml:
     return TaskToml(
-        artifacts=[WORKSPACE],
+        artifacts=[spec.submission_path],
         task=PackageSection(name=f"{spec.org}/{spec.task_id}"),
         metadata=TaskMetadata(
             family=spec.family,
@@ -72,7 +80,7 @@ def task_toml(spec: TaskSpec) -> TaskToml:
         agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
         verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),
         environment=EnvironmentSection(
-            build_timeout_sec=float(spec.build_timeout_sec), memory_mb=spec.memory_mb
+            build_timeout_sec=float(spec.build_timeout_sec), memory_mb=spec.memory_mb, workdir=spec.workdir
         ),
     )
 
@@ -90,10 +98,22 @@ def write_task(spec: TaskSpec, dataset_dir: Path) -> WrittenTask:
 
 def _write_environment(environment: Path, spec: TaskSpec) -> None:
     _write(environment / "Dockerfile", scripts.dockerfile(spec))
+    for build_file in spec.build_files:
+        _place(build_file, environment)
+    if spec.answer is not None:
+        return
     workspace = environment / "workspace"
     workspace.mkdir(parents=True)
     for relative, content in spec.project_files.items():
         _write(workspace / relative, content)
+    for relative, source in spec.context_files.items():
+        target = environment / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, target)  # wheels are immutable: share them with the wheelhouse
+        except OSError:
+            shutil.copyfile(source, target)
+        target.chmod(0o644)
 
 
 def _write_solution(solution: Path, spec: TaskSpec) -> None:
@@ -106,15 +126,34 @@ def _write_solution(solution: Path, spec: TaskSpec) -> None:
 def _write_tests(tests: Path, spec: TaskSpec) -> None:
     _write(tests / "test.sh", scripts.test_sh(spec), executable=True)
     harness = tests / "traj2env"
+    source = resources.files("traj2env_assets.harbor") / "verifier_files"
+    if spec.answer is not None:
+        _write(harness / ANSWER_GRADER, (source / ANSWER_GRADER).read_bytes())
+        gold = {"kind": spec.answer.kind, "answer": spec.answer.gold}
+        _write(harness / scripts.GOLD_FILE, json.dumps(gold, ensure_ascii=False) + "\n")
+        return
+    assert spec.tests is not None  # a spec has tests or an answer
     _write(harness / "tracked_ids.txt", scripts.tracked_ids_file(spec))
     _write(harness / "pristine_paths.txt", scripts.pristine_paths_file(spec))
     if spec.tests.runner == "pytest":
         _write(harness / "pytest.ini", "[pytest]\n")
-    source = resources.files("traj2env_assets.harbor") / "verifier_files"
+        _write(harness / "gate_ids.txt", scripts.gate_ids_file(spec))
     for name in _HARNESS_FILES[spec.tests.runner]:
         _write(harness / name, (source / name).read_bytes())
     for relative, content in spec.tests.test_files.items():
         _write(harness / "restore" / relative, content)
+
+
+def _place(build_file: BuildFile, environment: Path) -> None:
+    """A hard link where the filesystem allows it (wheels and data files can be large and
+    every qa task carries the same wheels), else a copy."""
+    target = environment / build_file.context_path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(build_file.source, target)
+    except OSError:
+        shutil.copyfile(build_file.source, target)
+    target.chmod(0o644)
 
 
 def task_runner(task_dir: Path) -> TestRunner | None:

@@ -4,7 +4,9 @@ Probe results are cached per image and plan under
 ``<workspace>/cache/calibration/<key>.json``: candidates that share an image and a plan
 (the same fix found in several logs of one session, say) run the probes once, and a
 rerun with an unchanged image runs nothing. The family judges the results every time
-(cheap and deterministic); its drop reason becomes the candidate's.
+(cheap and deterministic); its drop reason becomes the candidate's. A passed calibration
+restages the task as the family's ``calibrated_spec`` has it (same environment, so the
+image stands), and the trials run on that.
 """
 
 from __future__ import annotations
@@ -17,13 +19,16 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.sandbox import exec_with_deadline, put_files, sandbox
 from traj2env_assets.families.contract import CalibrationPlan, ProbeResult
 from traj2env_assets.families.registry import family_named
+from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
     CandidateRef,
     CandidateStatus,
     read_candidate,
+    read_proposal,
     read_status,
     save_status,
+    staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import digest_of, task_spec_for
 from traj2env_assets.workspace import Workspace, atomic_write_json
@@ -42,7 +47,7 @@ class ProbeResults(BaseModel):
 def _plan(workspace: Workspace, status: CandidateStatus, org: str) -> tuple[CalibrationPlan, str]:
     family = family_named(status.family)
     spec = task_spec_for(workspace, status, org)
-    plan = family.calibration_plan(read_candidate(workspace, status), spec)
+    plan = family.calibration_plan(read_candidate(workspace, status), spec, read_proposal(workspace, status))
     assert status.image is not None and status.image.tag is not None  # ready_for("calibration")
     return plan, digest_of(status.image.tag, plan.model_dump())
 
@@ -58,45 +63,60 @@ def _cached(workspace: Workspace, key: str) -> ProbeResults | None:
         return None
 
 
-def _judged(workspace: Workspace, status: CandidateStatus, key: str, results: ProbeResults, shared: bool) -> CandidateStatus:
+def _judged(
+    workspace: Workspace, status: CandidateStatus, key: str, results: ProbeResults, shared: bool, org: str
+) -> CandidateStatus:
     family = family_named(status.family)
-    verdict = family.judge_calibration(read_candidate(workspace, status), {r.name: r for r in results.results})
+    candidate = read_candidate(workspace, status)
+    verdict = family.judge_calibration(candidate, {r.name: r for r in results.results})
     record = CalibrationRecord(key=key, passed=verdict.drop is None, facts=verdict.facts, shared=shared)
     if verdict.drop is not None:
         return save_status(workspace, status.dropped("calibration", verdict.drop, calibration=record))
+    spec = task_spec_for(workspace, status, org)
+    calibrated = family.calibrated_spec(candidate, spec, verdict)
+    if calibrated != spec:
+        if calibrated.project_files != spec.project_files or calibrated.dependency_lines != spec.dependency_lines:
+            raise ValueError(f"{family.name}: calibrated_spec changed the environment of {status.task_id}")
+        write_task(calibrated, staged_task_dir(workspace, status.ref).parent)
     return save_status(workspace, status.passed("calibration", calibration=record))
 
 
 def plan_calibration(
     workspace: Workspace, statuses: list[CandidateStatus], org: str
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
-    """Judge every ready candidate whose probes already ran; return the rest to run."""
-    decided, to_run = [], []
+    """Judge every ready candidate whose probes already ran; return the rest to run, one
+    candidate per key (the others are judged on its results when the stage settles)."""
+    decided, to_run, planned = [], [], set()
     for status in statuses:
         if not status.ready_for("calibration"):
             continue
         _, key = _plan(workspace, status, org)
         cached = _cached(workspace, key)
         if cached is None:
-            to_run.append(status.ref)
+            if key not in planned:
+                planned.add(key)
+                to_run.append(status.ref)
         else:
             previous = status.calibration
             shared = previous.shared if previous and previous.key == key else True
-            decided.append(_judged(workspace, status, key, cached, shared=shared))
+            decided.append(_judged(workspace, status, key, cached, shared=shared, org=org))
     return decided, to_run
 
 
-def _run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[ProbeResult]:
+def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[ProbeResult]:
     results = []
     for probe in plan.probes:
         with sandbox(engine.client, image, role="probe", limits=engine.limits(), labels=engine.container_labels) as box:
             if probe.files:
                 put_files(box, probe.files)
-            run = exec_with_deadline(box, probe.script, timeout_s=probe.timeout_s, workdir=probe.workdir, env=probe.env)
+            run = exec_with_deadline(
+                box, probe.script, timeout_s=probe.timeout_s, workdir=probe.workdir, env=probe.env,
+                disk_bytes=engine.limits().disk_bytes,
+            )
         results.append(
             ProbeResult(
                 name=probe.name, exit_code=run.exit_code, timed_out=run.timed_out,
-                output_tail=run.output_tail, seconds=run.seconds,
+                output_tail=run.output_tail, seconds=run.seconds, stopped_by=run.stopped_by,
             )
         )
     return results
@@ -107,8 +127,8 @@ def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: Candida
     plan, key = _plan(workspace, status, org)
     cached = _cached(workspace, key)
     if cached is not None:  # another candidate of this run shared the image and plan
-        return _judged(workspace, status, key, cached, shared=True)
+        return _judged(workspace, status, key, cached, shared=True, org=org)
     assert status.image is not None and status.image.tag is not None
-    results = ProbeResults(key=key, image=status.image.tag, results=_run_probes(engine, status.image.tag, plan))
+    results = ProbeResults(key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan))
     atomic_write_json(_cache_path(workspace, key), results)
-    return _judged(workspace, status, key, results, shared=False)
+    return _judged(workspace, status, key, results, shared=False, org=org)

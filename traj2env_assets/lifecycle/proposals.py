@@ -1,13 +1,16 @@
 """Stage 5, LLM proposals: one cached, budgeted call per candidate of a family that asks for one.
 
-A candidate whose family returns no :class:`ProposalRequest` passes straight through.
+A candidate whose family returns no :class:`ProposalRequest` passes straight through, and
+so does one whose family makes recorded tasks when no model is configured.
 Otherwise the proposal is reused when everything the call depends on is unchanged
 (model, token budget, reasoning effort, prompt name and version, the rendered prompt,
 the schema) and ``proposal.json`` holds a valid reply; this check needs no LiteLLM, so
 a warm rerun imports nothing and calls nothing. Else the LLM client is asked (its own
 cache makes an identical request free) and the outcome is recorded:
 
-- ``llm_not_configured``: the family needs a model and none was given (``--llm``);
+- ``llm_not_configured``: the family needs a model and none was given (``--llm``); a
+  family whose proposal is optional goes on without one (its offline mode);
+- the family's own reason when it refuses to ask about a candidate (``project_too_large``);
 - ``llm_declined`` (refusal, empty, truncated, invalid, prompt_too_long; the raw reply is
   kept under ``<llm_cache_dir>/declined/`` and its path recorded), ``budget_exhausted``,
   ``llm_error``: the candidate stops here, and the next run asks again.
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from traj2env_assets.config import PipelineOptions
-from traj2env_assets.families.contract import Drop, Family, ProposalRequest
+from traj2env_assets.families.contract import CandidateRejected, Drop, Family, ProposalRequest
 from traj2env_assets.families.registry import family_named
 from traj2env_assets.lifecycle.status import (
     PROPOSAL_FILE,
@@ -74,7 +77,13 @@ def _prepare(
 ) -> CandidateStatus | _Pending:
     """A status already decided without the model, or the call still to make."""
     family: Family = family_named(status.family)
-    request = family.proposal_request(read_candidate(workspace, status))
+    candidate = read_candidate(workspace, status)
+    if not options.llm and family.proposal_optional:
+        return save_status(workspace, status.passed("proposal", proposal=None))
+    try:
+        request = family.proposal_request(candidate)
+    except CandidateRejected as rejected:
+        return save_status(workspace, status.dropped("proposal", rejected.drop, proposal=None))
     if request is None or family.proposal_schema is None:
         return save_status(workspace, status.passed("proposal", proposal=None))
     prompt = load_prompt(family.prompts_dir, request.prompt)

@@ -109,12 +109,15 @@ class TrialsRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: str
-    """The image, every staged task file and the controls: a change to any reruns them."""
+    """The image, every staged task file but its identity, and the controls: a change to
+    any reruns them."""
     passed: bool
     rewards: dict[str, float | None] = Field(default_factory=dict)
     failures: str | None = None
     seconds: float = 0.0
     file: str
+    shared: bool = False
+    """The matrix ran for another candidate with the same key."""
 
 
 class CandidateStatus(BaseModel):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import PurePath
 
 from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.families.registry import family_named
@@ -18,7 +19,11 @@ def task_spec_for(workspace: Workspace, status: CandidateStatus, org: str) -> Ta
     family = family_named(status.family)
     conversion = read_conversion(workspace, status.partition_key)
     source = TaskSource(
-        partition_key=status.partition_key, source_model=conversion.model_name if conversion else None, org=org
+        partition_key=status.partition_key,
+        source_model=conversion.model_name if conversion else None,
+        org=org,
+        cache_root=workspace.root / "cache",
+        wheelhouse_dir=str(workspace.wheelhouse_dir),
     )
     return family.task_spec(read_candidate(workspace, status), read_proposal(workspace, status), source)
 
@@ -29,6 +34,8 @@ def digest_of(*parts: object) -> str:
     def plain(value: object) -> object:
         if isinstance(value, bytes):
             return hashlib.sha256(value).hexdigest()
+        if isinstance(value, PurePath):
+            return value.as_posix()
         if isinstance(value, dict):
             return {str(k): plain(v) for k, v in value.items()}
         if isinstance(value, list | tuple):

@@ -1,15 +1,24 @@
 """Stage 8, trials: the family's control matrix against the staged task, networking off.
 
-Keyed by the image, every file of the staged task and the controls' names: when none
-changed, the recorded matrix stands and nothing runs. A matrix where any control
-misses its expected reward drops the candidate as ``trials_failed``.
+Keyed by the image, every file of the staged task but its identity (the task's name and
+provenance in ``task.toml``) and every control's name, expected reward and action: when
+none changed, the recorded matrix stands and nothing runs. Matrices are cached under
+``<workspace>/cache/trials/<key>.json``, so candidates whose tasks differ only in identity
+(one session logged in several formats, a session re-run) run one matrix between them and
+the others record it as ``shared``. A matrix where any control misses its expected reward
+drops the candidate as ``trials_failed``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import tomllib
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from traj2env_assets.docker_engine.controls import Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import MatrixResult, TrialTask
 from traj2env_assets.families.contract import Drop
@@ -28,19 +37,44 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
 
-def trials_key(image_tag: str, task_dir: Path, controls: list[str]) -> str:
-    digest = hashlib.sha256(f"{image_tag}\0{','.join(controls)}".encode())
+CACHE_DIR = "cache/trials"
+# task.toml tables that name and describe the task; no trial reads them.
+_IDENTITY_TABLES = ("task", "metadata")
+
+
+def trials_key(image_tag: str, task_dir: Path, controls: list[Control]) -> str:
+    digest = hashlib.sha256(image_tag.encode())
+    for control in controls:
+        action = control.action(task_dir)
+        digest.update(f"\0{control.name}\0{control.expected_reward}\0".encode())
+        digest.update(action.model_dump_json().encode())
     for path in sorted(p for p in task_dir.rglob("*") if p.is_file()):
-        digest.update(f"\0{path.relative_to(task_dir).as_posix()}\0".encode())
-        digest.update(path.read_bytes())
+        relative = path.relative_to(task_dir).as_posix()
+        digest.update(f"\0{relative}\0".encode())
+        digest.update(_behaviour_bytes(path) if relative == "task.toml" else path.read_bytes())
     return digest.hexdigest()
 
 
+def _behaviour_bytes(task_toml: Path) -> bytes:
+    document = tomllib.loads(task_toml.read_text(encoding="utf-8"))
+    return json.dumps({k: v for k, v in document.items() if k not in _IDENTITY_TABLES}, sort_keys=True).encode()
+
+
 def _key(workspace: Workspace, status: CandidateStatus) -> str:
-    family = family_named(status.family)
-    controls = [control.name for control in family.controls(read_candidate(workspace, status))]
+    controls = family_named(status.family).controls(read_candidate(workspace, status))
     assert status.image is not None and status.image.tag is not None  # ready_for("trials")
     return trials_key(status.image.tag, staged_task_dir(workspace, status.ref), controls)
+
+
+def _cache_path(workspace: Workspace, key: str) -> Path:
+    return workspace.root / CACHE_DIR / key[:2] / f"{key}.json"
+
+
+def _cached(workspace: Workspace, key: str) -> MatrixResult | None:
+    try:
+        return MatrixResult.model_validate_json(_cache_path(workspace, key).read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
 
 
 def _decided(workspace: Workspace, status: CandidateStatus, record: TrialsRecord) -> CandidateStatus:
@@ -53,14 +87,19 @@ def _decided(workspace: Workspace, status: CandidateStatus, record: TrialsRecord
 def plan_trials(
     workspace: Workspace, statuses: list[CandidateStatus]
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
-    """Decide every ready candidate whose matrix already ran on this key; return the rest to run."""
-    decided, to_run = [], []
+    """Decide every ready candidate whose matrix already ran on its key (its own, or another
+    candidate's with the same key); return the rest to run, one candidate per key."""
+    decided, to_run, planned = [], [], set()
     for status in statuses:
         if not status.ready_for("trials"):
             continue
-        if status.trials is not None and status.trials.key == _key(workspace, status):
+        key = _key(workspace, status)
+        if status.trials is not None and status.trials.key == key:
             decided.append(_decided(workspace, status, status.trials))
-        else:
+        elif (matrix := _cached(workspace, key)) is not None:
+            decided.append(_recorded(workspace, status, key, matrix, shared=True))
+        elif key not in planned:  # the others share its matrix when the stage settles
+            planned.add(key)
             to_run.append(status.ref)
     return decided, to_run
 
@@ -75,16 +114,25 @@ def run_candidate_trials(
         image=status.image.tag, task_dir=staged_task_dir(workspace, ref), submission_path=family.submission_path
     )
     controls = family.controls(read_candidate(workspace, status))
+    key = trials_key(status.image.tag, task.task_dir, controls)
     matrix: MatrixResult = engine.run_matrix(task, controls=controls, parallelism=parallelism)
-    trials_file = candidate_dir(workspace, ref) / TRIALS_FILE
+    atomic_write_json(_cache_path(workspace, key), matrix)
+    return _recorded(workspace, status, key, matrix, shared=False)
+
+
+def _recorded(
+    workspace: Workspace, status: CandidateStatus, key: str, matrix: MatrixResult, shared: bool
+) -> CandidateStatus:
+    trials_file = candidate_dir(workspace, status.ref) / TRIALS_FILE
     atomic_write_json(trials_file, matrix)
     failed = [f"{r.control}: {r.reward} (expected {r.expected_reward:g})" for r in matrix.results if not r.passed]
     record = TrialsRecord(
-        key=_key(workspace, status),
+        key=key,
         passed=matrix.passed,
         rewards=matrix.rewards(),
         failures="; ".join(failed) or None,
         seconds=matrix.seconds,
         file=str(trials_file),
+        shared=shared,
     )
     return _decided(workspace, status, record)

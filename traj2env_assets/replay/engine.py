@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from atif import Step, Trajectory
@@ -35,6 +37,7 @@ from traj2env_assets.replay.paths import ProjectPaths
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
+from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill
 from traj2env_assets.replay.text_edits import (
     EditError,
     Replacement,
@@ -55,6 +58,8 @@ class ReplayResult:
     record: ReplayRecordFile
     manifests: list[Manifest]
     store: ContentStore
+    spill: TimelineSpill | None = None
+    """For a streamed replay: the timeline, on disk (``record.timeline`` is then empty)."""
 
 
 def _text_arg(args: dict[str, Any], *names: str) -> str | None:
@@ -78,6 +83,7 @@ class _Replayer:
     session_cwd: str | None
     manifests: list[Manifest] = field(default_factory=list)
     seen_calls: set[str] = field(default_factory=set)
+    spill: TimelineSpill | None = None
     running: dict[str, ShellCommand] = field(default_factory=dict)
     """Codex unified-exec sessions still running, by session id."""
     visited_subagents: set[str] = field(default_factory=set)
@@ -91,8 +97,12 @@ class _Replayer:
     # -- walking the trajectory -------------------------------------------------
 
     def run(self, trajectory: Trajectory, subagent: str | None = None) -> None:
+        self.run_steps(trajectory.steps, trajectory, subagent)
+
+    def run_steps(self, steps: Iterable[Step], trajectory: Trajectory, subagent: str | None = None) -> None:
+        """Replay ``steps`` (the trajectory's, possibly streamed) with its embedded sub-agents."""
         embedded = {sub.trajectory_id: sub for sub in trajectory.subagent_trajectories or [] if sub.trajectory_id}
-        for step in trajectory.steps:
+        for step in steps:
             if step.is_copied_context:
                 continue
             if step.source == "user" and subagent is None and not (step.extra or {}).get("meta"):
@@ -125,6 +135,20 @@ class _Replayer:
 
     def _checkpoint(self, manifest: Manifest) -> None:
         self.manifests.append(self.state.vfs.manifest(manifest))
+        if self.spill is not None:
+            self._spill_timeline()
+
+    def _spill_timeline(self) -> None:
+        """Move finished events to the spill, in order; a command still running (Codex
+        ``write_stdin`` appends to it later) and everything after it stay in memory."""
+        assert self.spill is not None
+        timeline = self.state.record.timeline
+        running = {id(event) for event in self.running.values()}
+        done = 0
+        while done < len(timeline) and id(timeline[done]) not in running:
+            self.spill.write(timeline[done].model_dump_json())
+            done += 1
+        del timeline[:done]
 
     def _dispatch(self, c: CallContext) -> None:
         name = c.call.function_name
@@ -397,14 +421,35 @@ class _Replayer:
         fidelity.files_rebuilt = len(vfs.known)
         fidelity.files_lost = len(vfs.lost)
         fidelity.files_deleted = sum(1 for path in vfs.deleted if path in vfs.history)
-        fidelity.events = len(record.timeline)
+        if self.spill is not None:
+            self.running.clear()
+            self._spill_timeline()
+        fidelity.events = len(record.timeline) + (self.spill.count if self.spill else 0)
         fidelity.stored_bytes = self.state.store.stored_bytes
         record.fidelity = fidelity
-        return ReplayResult(record=record, manifests=self.manifests, store=self.state.store)
+        return ReplayResult(record=record, manifests=self.manifests, store=self.state.store, spill=self.spill)
 
 
 def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -> ReplayResult:
     """Replay ``trajectory``; ``project_root`` overrides the session cwd as the root."""
+    replayer = _replayer(trajectory, project_root)
+    replayer.run(trajectory)
+    return replayer.finish()
+
+
+def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> ReplayResult:
+    """Replay a large trajectory a step at a time, its timeline spilled under ``spill_directory``."""
+    replayer = _replayer(streamed.header)
+    replayer.spill = TimelineSpill(spill_directory)
+    try:
+        replayer.run_steps(streamed.steps(), streamed.header)
+    except BaseException:
+        replayer.spill.remove()
+        raise
+    return replayer.finish()
+
+
+def _replayer(trajectory: Trajectory, project_root: str | None = None) -> _Replayer:
     session_cwd = _session_cwd(trajectory)
     root = project_root or session_cwd
     state = ReplayState(paths=ProjectPaths(root))
@@ -412,6 +457,4 @@ def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -
     state.record.project_root = state.paths.root
     state.record.source_format = extra.get("source_format") if isinstance(extra.get("source_format"), str) else None
     state.record.session_id = trajectory.session_id
-    replayer = _Replayer(state=state, session_cwd=session_cwd or root)
-    replayer.run(trajectory)
-    return replayer.finish()
+    return _Replayer(state=state, session_cwd=session_cwd or root)

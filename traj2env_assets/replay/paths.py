@@ -41,7 +41,8 @@ def to_posix(raw: str) -> str:
 
 
 def normalise_dir(raw: str | None) -> str | None:
-    if not raw:
+    # A working directory comes from the log's tool arguments: a mangled one may be any JSON.
+    if not raw or not isinstance(raw, str):
         return None
     posix = to_posix(raw)
     if not posix.startswith("/"):

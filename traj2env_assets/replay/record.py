@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,8 +30,39 @@ def write_record(result: ReplayResult, directory: Path) -> None:
     result.store.write(directory)
     lines = "".join(manifest.model_dump_json() + "\n" for manifest in result.manifests)
     atomic_write_bytes(directory / MANIFESTS_FILE, lines.encode("utf-8"))
-    atomic_write_bytes(directory / RECORD_FILE, result.record.model_dump_json().encode("utf-8"))
+    if result.spill is None:
+        atomic_write_bytes(directory / RECORD_FILE, result.record.model_dump_json().encode("utf-8"))
+    else:
+        _write_spilled_record(result, directory / RECORD_FILE)
     atomic_write_json(directory / FIDELITY_FILE, result.record.fidelity)
+
+
+def _write_spilled_record(result: ReplayResult, path: Path) -> None:
+    """``record.json`` with the spilled timeline streamed in, never whole in memory.
+
+    The record is dumped with only the events still in memory, and the spilled ones go in
+    front of them. ``"timeline":[`` can only occur once, structurally: inside a JSON
+    string every quote is escaped."""
+    assert result.spill is not None
+    dumped = result.record.model_dump_json()
+    head, marker, tail = dumped.partition('"timeline":[')
+    if not marker:
+        raise ValueError("record.json has no timeline")
+    temporary = path.with_name(f".{path.name}.tmp")
+    try:
+        with temporary.open("w", encoding="utf-8") as handle:
+            handle.write(head + marker)
+            first = True
+            for event in result.spill.events():
+                handle.write(event if first else "," + event)
+                first = False
+            if not first and not tail.startswith("]"):
+                handle.write(",")
+            handle.write(tail)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+        result.spill.remove()
 
 
 class ReplayRecord:

@@ -300,7 +300,7 @@ class _CommandReader:
             if redirect.op not in (">", ">>", ">|", "&>", "&>>", ">&") or redirect.target is None:
                 continue
             target = redirect.target
-            if redirect.op == ">&" and (target.text.isdigit() or target.text == "-"):
+            if redirect.op == ">&" and ((target.text.isascii() and target.text.isdigit()) or target.text == "-"):
                 continue
             if target.text in _DISCARDED:
                 continue

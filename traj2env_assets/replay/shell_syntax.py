@@ -168,7 +168,8 @@ class _Reader:
         for op in _REDIRECTS:
             if text.startswith(op, pos):
                 fd = None
-                if self.word is not None and self.word.text.isdigit() and not self.word.quoted:
+                # Only ASCII digits name a descriptor ("²".isdigit() is true too).
+                if self.word is not None and self.word.text.isascii() and self.word.text.isdigit() and not self.word.quoted:
                     fd = int(self.word.text)
                     self.word = None
                 self._end_word()

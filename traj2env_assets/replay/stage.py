@@ -18,15 +18,18 @@ from pathlib import Path
 from atif import Trajectory
 from pydantic import BaseModel, ValidationError
 
-from traj2env_assets.replay.engine import replay_trajectory
+from traj2env_assets.replay.engine import ReplayResult, replay_streamed, replay_trajectory
 from traj2env_assets.replay.models import ReplayFidelity, ReplayOutcome
 from traj2env_assets.replay.record import FIDELITY_FILE, write_record
+from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_streamed
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
 REPLAY_CODE_VERSION = "replay-2"
 TRAJECTORY_FILE = "trajectory.json"
 OUTCOME_FILE = "outcome.json"
+STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
+"""Trajectory files larger than this are replayed a step at a time."""
 
 
 class ReplayStageResult(BaseModel):
@@ -41,10 +44,34 @@ class ReplayStageResult(BaseModel):
         return hashlib.sha256(f"{self.outcome.input_hash}:{self.outcome.code_version}".encode()).hexdigest()[:16]
 
 
-def _input_hash(trajectory_bytes: bytes | None, gate_reason: str | None) -> str:
-    digest = hashlib.sha256(trajectory_bytes or b"<missing>")
+def _input_hash(source: Path, gate_reason: str | None) -> str:
+    """SHA-256 of the trajectory file's bytes (read in chunks) and the gate's word."""
+    digest = hashlib.sha256()
+    if source.is_file():
+        with source.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    else:
+        digest.update(b"<missing>")
     digest.update((gate_reason or "allowed").encode())
     return digest.hexdigest()
+
+
+def _empty(directory: Path) -> None:
+    """Drop whatever a failed replay left in the staging directory (a spilled timeline)."""
+    shutil.rmtree(directory)
+    directory.mkdir()
+
+
+def replay_file(source: Path, staging: Path) -> ReplayResult:
+    """Replay the trajectory file; a large one a step at a time (see :mod:`.stream`)."""
+    if source.stat().st_size > STREAM_THRESHOLD_BYTES:
+        try:
+            # The conversion stage writes steps last (formats/stage.py trajectory_json).
+            return replay_streamed(read_streamed(source, steps_last=True), staging)
+        except StepsNotLast:
+            return replay_streamed(read_streamed(source), staging)
+    return replay_trajectory(Trajectory.model_validate_json(source.read_bytes()))
 
 
 def gate_reason(workspace: Workspace, partition_key: str) -> str | None:
@@ -85,9 +112,8 @@ def replay_partition(
 ) -> ReplayStageResult:
     target = workspace.stage_dir(STAGE_REPLAY, partition_key)
     source = workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
-    trajectory_bytes = source.read_bytes() if source.is_file() else None
     blocked = gate_reason(workspace, partition_key)
-    input_hash = _input_hash(trajectory_bytes, blocked)
+    input_hash = _input_hash(source, blocked)
     cached = _read_cached(target, input_hash, code_version)
     if cached is not None:
         return ReplayStageResult(
@@ -99,23 +125,26 @@ def replay_partition(
     with atomic_directory(target) as staging:
         if blocked is not None:
             outcome.reason = blocked
-        elif trajectory_bytes is None:
+        elif not source.is_file():
             outcome.reason = "conversion_missing"
         else:
             try:
-                trajectory = Trajectory.model_validate_json(trajectory_bytes)
-            except ValidationError as error:
+                result = replay_file(source, staging)
+            except (ValidationError, StreamError) as error:
                 outcome.reason = "invalid_trajectory"
                 outcome.detail = str(error)[:2000]
+                _empty(staging)
+            except Exception as error:  # one trajectory must not fail a batch run
+                outcome.reason = "replay_error"
+                outcome.detail = f"{type(error).__name__}: {error}"[:2000]
+                _empty(staging)
             else:
                 try:
-                    result = replay_trajectory(trajectory)
                     write_record(result, staging)
                 except Exception as error:  # one trajectory must not fail a batch run
                     outcome.reason = "replay_error"
                     outcome.detail = f"{type(error).__name__}: {error}"[:2000]
-                    shutil.rmtree(staging)
-                    staging.mkdir()
+                    _empty(staging)
                 else:
                     outcome.status = "replayed"
                     fidelity = result.record.fidelity

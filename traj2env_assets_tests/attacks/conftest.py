@@ -1,4 +1,4 @@
-"""Session fixtures for the attack suite: the published sample tasks, built once, and the
+"""Session fixtures for the attack suite: the sample tasks the main command published, and the
 whole suite run once through the trial path (the tests then read its outcomes)."""
 
 from __future__ import annotations
@@ -12,20 +12,18 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets_tests.attacks.catalogue import ATTACKS
 from traj2env_assets_tests.attacks.model import Runner
-from traj2env_assets_tests.attacks.sample_tasks import publish_sample_tasks
+from traj2env_assets_tests.attacks.sample_tasks import sample_tasks_of
 from traj2env_assets_tests.attacks.suite import PlainOutcome, SuiteRun, build_tasks, run_plain, run_suite
 from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the shared real-engine fixture
+from traj2env_assets_tests.example_run import ExampleRun
 
 PARALLELISM = 3
 _TIMINGS = pytest.StashKey[list[str]]()
 
 
 @pytest.fixture(scope="session")
-def sample_tasks(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> dict[Runner, Path]:
-    started = time.monotonic()
-    tasks = publish_sample_tasks(tmp_path_factory.mktemp("attack-tasks"))
-    _record(request, f"traj2env generate (3 sample tasks): {time.monotonic() - started:.1f} s")
-    return tasks
+def sample_tasks(example_run: ExampleRun) -> dict[Runner, Path]:
+    return sample_tasks_of(example_run)
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,8 @@
 """Attacks through ``harbor run``: one Harbor job per sample task, one agent per attack.
 
 Each job's config lists the task and one :class:`AttackAgent` per attack (its kwargs name
-the attack), plus Harbor's oracle as the reference, and runs in our no-network
-environment (see ``traj2env_assets/harbor/no_network_environment.py``).
+the attack), plus Harbor's oracle as the reference and its no-op agent, and runs in our
+no-network environment (see ``traj2env_assets/harbor/no_network_environment.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from traj2env_assets_tests.attacks.model import Attack, Runner
 
 HARBOR = Path(sys.executable).parent / "harbor"
 REFERENCE = "oracle"
+NOOP = "nop"
 
 # At least one attack of every class on every runner it targets, favouring the attacks
 # Harbor's own plumbing could change (log mounts, separate verifier, artifact copy).
@@ -68,12 +69,15 @@ class HarborRun(BaseModel):
     def reference(self, runner: Runner) -> HarborOutcome:
         return next(o for o in self.outcomes if o.runner is runner and o.agent == REFERENCE)
 
+    def noop(self, runner: Runner) -> HarborOutcome:
+        return next(o for o in self.outcomes if o.runner is runner and o.agent == NOOP)
+
     def attacks(self) -> list[HarborOutcome]:
-        return [o for o in self.outcomes if o.agent != REFERENCE]
+        return [o for o in self.outcomes if o.agent not in (REFERENCE, NOOP)]
 
 
 def job_config(runner: Runner, task_dir: Path, attacks: Sequence[Attack], jobs_dir: Path, concurrency: int) -> dict:
-    agents = [{"name": REFERENCE}] + [
+    agents = [{"name": REFERENCE}, {"name": NOOP}] + [
         {"import_path": AGENT_IMPORT_PATH, "kwargs": {"attack": attack.name, "runner": runner.value}}
         for attack in attacks
     ]
@@ -92,25 +96,38 @@ def run_harbor(
     attacks: Mapping[Runner, Sequence[Attack]],
     jobs_dir: Path,
     *,
-    concurrency: int = 3,
+    concurrency: int = 2,
     timeout_s: float = 3600,
 ) -> HarborRun:
-    """One ``harbor run -c <job config>`` per runner; every trial's reward."""
+    """One ``harbor run -c <job config>`` per runner, the jobs side by side (a trial mostly
+    waits on the engine); every trial's reward."""
     started = time.monotonic()
-    outcomes: list[HarborOutcome] = []
     env = {**os.environ, "HARBOR_TELEMETRY": "0"}
+    running: dict[Runner, subprocess.Popen[str]] = {}
     for runner, task_dir in tasks.items():
         config = jobs_dir / f"attacks-{runner}.yaml"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(yaml.safe_dump(job_config(runner, task_dir, attacks[runner], jobs_dir, concurrency)))
-        completed = subprocess.run(
+        running[runner] = subprocess.Popen(
             [str(HARBOR), "run", "-c", str(config), "--quiet"],
-            capture_output=True, text=True, timeout=timeout_s, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
         )
-        if completed.returncode != 0:
-            raise RuntimeError(f"harbor run failed:\n{completed.stdout[-3000:]}\n{completed.stderr[-3000:]}")
-        for path in sorted((jobs_dir / f"attacks-{runner}").glob("*/result.json")):
-            outcomes.append(_outcome(runner, path))
+    failures = []
+    for runner, process in running.items():
+        try:
+            output, _ = process.communicate(timeout=max(1.0, timeout_s - (time.monotonic() - started)))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output, _ = process.communicate()
+        if process.returncode != 0:
+            failures.append(f"{runner}: exit {process.returncode}\n{output[-3000:]}")
+    if failures:
+        raise RuntimeError("harbor run failed:\n" + "\n".join(failures))
+    outcomes = [
+        _outcome(runner, path)
+        for runner in tasks
+        for path in sorted((jobs_dir / f"attacks-{runner}").glob("*/result.json"))
+    ]
     return HarborRun(outcomes=outcomes, jobs_dir=jobs_dir, seconds=round(time.monotonic() - started, 3))
 
 

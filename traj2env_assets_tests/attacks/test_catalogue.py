@@ -13,7 +13,7 @@ import pytest
 from traj2env_assets_tests.attacks.catalogue import ATTACKS
 from traj2env_assets_tests.attacks.harbor_run import HARBOR_SUBSET
 from traj2env_assets_tests.attacks.model import SAMPLE_PROJECTS, Attack, AttackClass, Runner, SampleProject
-from traj2env_assets_tests.attacks.sample_tasks import EXAMPLES
+from traj2env_assets_tests.example_run import EXAMPLES
 
 # The buggy line each fix changes: it must survive every attack that rewrites the module.
 BUG = {

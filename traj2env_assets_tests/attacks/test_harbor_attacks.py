@@ -3,7 +3,7 @@
 A representative subset of the catalogue (every class on every runner it targets, see
 ``HARBOR_SUBSET``) runs as custom Harbor agents (``AttackAgent``) against the published
 sample tasks in our no-network environment; each must score 0 while Harbor's oracle
-scores 1. Harbor removes its containers, networks and volumes afterwards, and nothing the
+scores 1 (and its no-op agent 0). Harbor removes its containers, networks and volumes afterwards, and nothing the
 agents planted in the host-mounted log folders keeps a setuid bit or links out of the jobs
 folder.
 """
@@ -42,6 +42,12 @@ def test_harbor_oracle_scores_one(harbor_run: HarborRun, runner: Runner) -> None
     oracle = harbor_run.reference(runner)
     reward = oracle.reward
     assert reward == 1.0, f"{oracle.exception}\n{oracle.result_path}"
+
+
+@pytest.mark.parametrize("runner", list(Runner))
+def test_harbor_nop_scores_zero(harbor_run: HarborRun, runner: Runner) -> None:
+    noop = harbor_run.noop(runner)
+    assert noop.reward == 0.0, f"{noop.exception}\n{noop.result_path}"
 
 
 @pytest.mark.parametrize(("name", "runner"), PAIRS, ids=[f"{n}[{r}]" for n, r in PAIRS])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -86,7 +87,9 @@ def test_tsc_errors_with_file_and_line() -> None:
     check = recognise_check("tsc --noEmit", {})
     assert check is not None
     result = parse_check_result(check, output, 2)
-    assert result.failing_ids == ["src/a.ts:12: TS2322", "src/b.ts:3: TS2304"]
+    assert result.failing_ids == [
+        "src/a.ts: TS2322 Type 'string' is not assignable.", "src/b.ts: TS2304 Cannot find name 'x'."
+    ]
 
 
 def test_lint_and_mypy_ids() -> None:
@@ -94,10 +97,14 @@ def test_lint_and_mypy_ids() -> None:
     mypy = recognise_check("mypy .", {})
     eslint = recognise_check("eslint .", {})
     assert ruff is not None and mypy is not None and eslint is not None
-    assert parse_check_result(ruff, "a.py:3:1: F401 `os` imported but unused\nFound 1 error.", 1).failing_ids == ["a.py:3: F401"]
-    assert parse_check_result(mypy, "m.py:7: error: Incompatible types  [assignment]\n", 1).failing_ids == ["m.py:7: assignment"]
+    assert parse_check_result(ruff, "a.py:3:1: F401 `os` imported but unused\nFound 1 error.", 1).failing_ids == [
+        "a.py: F401 `os` imported but unused"
+    ]
+    assert parse_check_result(mypy, "m.py:7: error: Incompatible types  [assignment]\n", 1).failing_ids == [
+        "m.py: assignment Incompatible types"
+    ]
     stylish = "/repo/src/x.js\n  4:10  error  'y' is not defined  no-undef\n\n\u2716 1 problem"
-    assert parse_check_result(eslint, stylish, 1).failing_ids == ["/repo/src/x.js:4: no-undef"]
+    assert parse_check_result(eslint, stylish, 1).failing_ids == ["/repo/src/x.js: no-undef 'y' is not defined"]
 
 
 def test_piped_check_is_judged_by_its_output() -> None:
@@ -116,12 +123,12 @@ def test_exit_code_from_output_when_not_recorded() -> None:
 
 def test_node_spec_reporter_and_tap_counts() -> None:
     spec = (
-        "\u2714 tokenize (0.5ms)\n\u2716 math (2.1ms)\n  \u2716 adds (1.0ms)\n  \u2714 subtracts (0.2ms)\n"
+        "\u2714 tokenize (0.5ms)\n\u25b6 math\n  \u2716 adds (1.0ms)\n  \u2714 subtracts (0.2ms)\n\u2716 math (2.1ms)\n"
         "\u2139 tests 3\n\u2139 fail 1\n\n\u2716 failing tests:\n\n  \u2716 adds (1.0ms)\n"
     )
     check = recognise_check("node --test", {})
     assert check is not None
-    assert parse_check_result(check, spec, 1).failing_ids == ["adds"]
+    assert parse_check_result(check, spec, 1).failing_ids == ["math > adds"]
     tap = "not ok 1 - a\n# tests 2\n# pass 1\n# fail 1\n"
     assert parse_check_result(check, tap, 1).counts == {"passed": 1, "failed": 1}
 
@@ -141,7 +148,129 @@ def test_biome_diagnostics_and_vitest_lines_are_not_confused() -> None:
         "src/a.ts:16:22 lint/correctness/noUnusedImports  FIXABLE  \u2501\u2501\u2501\n\n  ! Several of these imports are unused.\n"
         "src/b.ts:3:1 parse \u2501\u2501\u2501\n  \u00d7 expected a semicolon to end the class property\n"
     )
-    assert parse_check_result(biome, output, 1).failing_ids == ["src/a.ts:16: lint/correctness/noUnusedImports", "src/b.ts:3: parse"]
+    assert parse_check_result(biome, output, 1).failing_ids == ["src/a.ts: lint/correctness/noUnusedImports", "src/b.ts: parse"]
     assert parse_check_result(vitest, output, 1).failing_ids == []
     vitest_output = " \u00d7 src/a.test.ts > math > adds 3ms\n FAIL  src/a.test.ts > math > adds\n"
     assert parse_check_result(vitest, vitest_output, 1).failing_ids == ["src/a.test.ts > math > adds"]
+
+
+OUTPUTS = Path(__file__).parent / "outputs"
+
+
+@pytest.mark.parametrize("name", ["node-nested-spec.txt", "node-nested-tap.txt"])
+def test_nested_node_suites_name_the_failing_leaf_with_its_suites(name: str) -> None:
+    # Real Node 20 output of describe("calc") > describe("division") > it("divides evenly")
+    # failing beside a passing it("adds"): suites that fail only through a child are not
+    # tests, and the spec reporter's recap (leaf names alone) adds nothing.
+    check = recognise_check("node --test", {})
+    assert check is not None
+    result = parse_check_result(check, (OUTPUTS / name).read_text(encoding="utf-8"), 1)
+    assert result.failing_ids == ["calc > division > divides evenly"]
+
+
+RUFF_FULL = """F401 [*] `os` imported but unused
+ --> inventory.py:4:8
+  |
+3 | import json
+4 | import os
+  |        ^^
+  |
+
+F841 Local variable `count` is assigned to but never used
+  --> inventory.py:17:5
+   |
+17 |     count = len(rows)
+   |     ^^^^^
+   |
+
+Found 2 errors.
+"""
+
+
+def test_ruff_diagnostics_match_across_output_formats_and_moved_lines() -> None:
+    check = recognise_check("python -m ruff check .", {})
+    assert check is not None and check.tool == "ruff"
+    concise = (
+        "inventory.py:9:8: F401 [*] `os` imported but unused\n"
+        "inventory.py:30:5: F841 Local variable `count` is assigned to but never used\nFound 2 errors.\n"
+    )
+    full = parse_check_result(check, RUFF_FULL, 1).failing_ids
+    assert full == [
+        "inventory.py: F401 `os` imported but unused",
+        "inventory.py: F841 Local variable `count` is assigned to but never used",
+    ]
+    assert parse_check_result(check, concise, 1).failing_ids == full
+
+
+def test_mypy_diagnostics_by_file_code_and_message() -> None:
+    check = recognise_check("mypy src", {})
+    assert check is not None
+    output = (
+        'src/app.py:5:12: error: Incompatible return value type (got "int", expected "str")  [return-value]\n'
+        'src/app.py:9: note: Revealed type is "builtins.int"\n'
+        "src/app.py:11: error: Missing return statement  [empty-body]\n"
+        "Found 2 errors in 1 file (checked 1 source file)\n"
+    )
+    assert parse_check_result(check, output, 1).failing_ids == [
+        'src/app.py: return-value Incompatible return value type (got "int", expected "str")',
+        "src/app.py: empty-body Missing return statement",
+    ]
+
+
+# Each runner's default output for describe("cart") > describe("total") > it("applies
+# the discount") failing beside a passing test, in the runner's documented layout.
+JEST_OUTPUT = """FAIL test/cart.test.js
+  cart
+    total
+      \u2713 equals the subtotal (2 ms)
+      \u2715 applies the discount (4 ms)
+
+  \u25cf cart \u203a total \u203a applies the discount
+
+    expect(received).toBe(expected) // Object.is equality
+
+Tests:       1 failed, 1 passed, 2 total
+"""
+MOCHA_OUTPUT = """
+
+  cart
+    total
+      \u2714 equals the subtotal
+      1) applies the discount
+
+
+  1 passing (6ms)
+  1 failing
+
+  1) cart
+       total
+         applies the discount:
+
+      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+
+      2999 !== 2699
+"""
+VITEST_OUTPUT = """ \u276f test/cart.test.js (2 tests | 1 failed) 5ms
+   \u00d7 cart > total > applies the discount 3ms
+
+ FAIL  test/cart.test.js > cart > total > applies the discount
+AssertionError: expected 2999 to be 2699
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 1 passed (2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "expected"),
+    [
+        ("npx jest", JEST_OUTPUT, "cart > total > applies the discount"),
+        ("npx mocha", MOCHA_OUTPUT, "cart > total > applies the discount"),
+        ("npx vitest run", VITEST_OUTPUT, "test/cart.test.js > cart > total > applies the discount"),
+    ],
+    ids=["jest", "mocha", "vitest"],
+)
+def test_js_test_runners_name_nested_failures_with_their_suites(command: str, output: str, expected: str) -> None:
+    check = recognise_check(command, {})
+    assert check is not None
+    assert parse_check_result(check, output, 1).failing_ids == [expected]

@@ -1,4 +1,4 @@
-"""Fixtures for the real-engine tests: the engine, the bases, and the two sample tasks built.
+"""Fixtures for the real-engine tests: the engine, the bases, and the sample tasks built.
 
 The session ends by asserting that no container of this session (project label plus a
 session label, so a concurrent pipeline on the same engine does not interfere), network
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from docker.errors import APIError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
@@ -19,7 +20,7 @@ from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
 from traj2env_assets.docker_engine.prune import leftovers
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.harbor.writer import WrittenTask, write_task
-from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
+from traj2env_assets_tests.docker.sample_tasks import build_task, node_task, python_task
 
 
 @pytest.fixture(scope="session")
@@ -37,7 +38,12 @@ def engine() -> Iterator[DockerEngine]:
     left = leftovers(engine.client, engine.container_labels)
     for image in engine.client.images.list(filters=project_filter()):
         if image.id not in images_before and image.labels.get(ROLE_LABEL) == "task-image":
-            engine.client.images.remove(image.id, force=True)
+            try:
+                engine.client.images.remove(image.id, force=True)
+            except APIError as exc:
+                # In use by a running container: another session's image on a shared engine.
+                if exc.status_code != 409:
+                    raise
     assert left == {"containers": [], "networks": [], "volumes": []}
 
 
@@ -54,6 +60,11 @@ def python_written(dataset_dir: Path) -> WrittenTask:
 @pytest.fixture(scope="session")
 def node_written(dataset_dir: Path) -> WrittenTask:
     return write_task(node_task(), dataset_dir)
+
+
+@pytest.fixture(scope="session")
+def build_written(dataset_dir: Path) -> WrittenTask:
+    return write_task(build_task(), dataset_dir)
 
 
 @pytest.fixture(scope="session")

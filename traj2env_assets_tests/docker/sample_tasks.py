@@ -96,3 +96,49 @@ def node_task(task_id: str = "slug-fix") -> TaskSpec:
         verifier_timeout_sec=180,
         build_timeout_sec=300,
     )
+
+
+_HIDDEN_TESTS = """from calc import add, mean
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_add_negative():
+    assert add(-2, -3) == -5
+
+
+def test_mean():
+    assert mean([1, 2, 3]) == 2
+"""
+
+
+def build_task(task_id: str = "calc-build") -> TaskSpec:
+    """Build ``calc.py`` from a contract; the reward is the fraction of hidden tests passed."""
+    return TaskSpec(
+        family="build",
+        task_id=task_id,
+        instruction="Write calc.py with add(a, b) and mean(values), as CONTRACT.md describes.",
+        base_image="python",
+        project_files={"CONTRACT.md": b"`calc.add(a, b)`: the sum. `calc.mean(values)`: the arithmetic mean.\n"},
+        solution_files={
+            "calc.py": b"def add(a, b):\n    return a + b\n\n\ndef mean(values):\n    return sum(values) / len(values)\n",
+        },
+        tests=VerifierSpec(
+            runner="pytest",
+            tracked_test_ids=[
+                "tests/test_hidden.py::test_add",
+                "tests/test_hidden.py::test_add_negative",
+                "tests/test_hidden.py::test_mean",
+            ],
+            test_files={"tests/test_hidden.py": _HIDDEN_TESTS},
+            reward="fraction",
+            timeout_sec=120,
+        ),
+        source_trace="sample-build-session",
+        source_model="hand-made",
+        agent_timeout_sec=120,
+        verifier_timeout_sec=180,
+        build_timeout_sec=300,
+    )

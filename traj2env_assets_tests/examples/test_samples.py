@@ -99,6 +99,15 @@ EXPECTED_CHECK_RUNS = {
     "python-pytest-test-edit": [("python -m pytest -q", 1), ("python -m pytest -q", 0)],
     "node-npm-test-config-cheat": [("npm test", 1), ("npm test", 0)],
     "python-pytest-all-pass": [("python -m pytest -q", 0), ("python -m pytest -q", 0)],
+    "python-build-package": [("python -m pytest -q", 0)],
+    "python-build-shallow-tests": [("python -m pytest -q", 0)],
+    # Multi-request sessions (extend): request 1's run, then request 2's.
+    "python-extend-feature": [("python -m pytest -q", 0), ("python -m pytest -q", 0)],
+    "python-extend-shared-test-file": [("python -m pytest -q", 0), ("python -m pytest -q", 0)],
+    "python-hf-dataset-stats": [("python city_stats.py", 0)],
+    "python-deps-pytest-fix": [("python -m pytest -q", 1), ("python -m pytest -q", 0)],
+    "node-describe-fix": [("npm test", 1), ("npm test", 0)],
+    "python-ruff-fix": [("python -m ruff check .", 1), ("python -m ruff check .", 0)],
 }
 
 
@@ -119,7 +128,7 @@ def test_atif_sample_records_the_expected_check_runs(path: Path) -> None:
 def test_example_config_loads() -> None:
     config = load_run_config(EXAMPLES_DIR / "trajectory-to-env.yaml")
     assert config.source.path == Path("examples/trajectories")
-    assert config.pipeline.options.families == ["repair"]
+    assert config.pipeline.options.families == ["repair", "build", "extend", "qa"]
     assert config.pipeline.options.jobs == 2
 
 
@@ -137,3 +146,16 @@ def test_every_sample_has_its_own_session_id() -> None:
     paths = ATIF_SAMPLES + JSONL_SAMPLES
     session_ids = [session_id_of(path) for path in paths]
     assert len(set(session_ids)) == len(paths)
+
+
+def test_extend_samples_hold_several_user_requests_in_every_format() -> None:
+    expected = {"python-extend-feature": 3, "python-extend-shared-test-file": 2}
+    for name, requests in expected.items():
+        atif_steps = json.loads((TRAJECTORIES_DIR / "atif" / f"{name}.json").read_text())["steps"]
+        assert sum(step["source"] == "user" for step in atif_steps) == requests
+        claude = [json.loads(line) for line in (TRAJECTORIES_DIR / "claude-code" / f"{name}.jsonl").read_text().splitlines()]
+        assert sum(line["type"] == "user" and isinstance(line["message"]["content"], str) for line in claude) == requests
+        codex = [json.loads(line) for line in (TRAJECTORIES_DIR / "codex" / f"{name}.jsonl").read_text().splitlines()]
+        assert sum(line["payload"].get("type") == "task_started" for line in codex) == requests
+        pi = [json.loads(line) for line in (TRAJECTORIES_DIR / "pi" / f"{name}.jsonl").read_text().splitlines()]
+        assert sum(line.get("message", {}).get("role") == "user" for line in pi) == requests

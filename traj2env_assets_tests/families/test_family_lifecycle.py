@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 import docker
+import pandas as pd
 import pytest
 
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
@@ -34,6 +35,12 @@ def _containers_created(client: docker.DockerClient, session: str, since: float)
         filters={"type": "container", "event": "create", "label": f"{SESSION_LABEL}={session}"},
     )
     return [event["Actor"]["Attributes"].get("traj2env.role", "?") for event in events]
+
+
+def _funnel_csv(toy: ToyPipeline) -> dict[str, int]:
+    funnel = pd.read_csv(toy.workspace.root / "trajectory-tasks" / "funnel.csv", index_col="stage")
+    assert list(funnel.columns) == ["toy"]
+    return funnel["toy"].to_dict()
 
 
 def _docker_steps(result: dg.ExecuteInProcessResult) -> list[str]:
@@ -61,6 +68,8 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert proposed.success
             [candidate] = toy.candidates()
             assert candidate["status"] == "passed_proposal" and fake_provider.request_count == 1
+            assert _funnel_csv(toy) == {"inputs": 1, "converted": 1, "passed_gate": 1, "candidates": 1, "built": 0,
+                                        "calibrated": 0, "tried": 0, "published": 0}
             assert _containers_created(client, session, started) == []
             assert _docker_steps(proposed) == []
             ref = CandidateRef(family="toy", partition_key=key, task_id=candidate["task_id"])
@@ -86,6 +95,13 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
                 assert [row.data["task"] for row in table.records] == [candidate["task_id"]], asset
             assert all(evaluation.passed for evaluation in checks.get_asset_check_evaluations())
             assert len(checks.get_asset_check_evaluations()) == 2
+            every_stage = dict.fromkeys(("inputs", "converted", "passed_gate", "candidates", "built", "calibrated",
+                                         "tried", "published"), 1)
+            assert _funnel_csv(toy) == every_stage
+            report_metadata = toy.latest_metadata("run_report", None)
+            assert {row.data["stage"]: row.data["toy"] for row in report_metadata["funnel"].records} == every_stage
+            assert "| published   |     1 |" in report_metadata["funnel_markdown"]
+            assert Path(report_metadata["funnel_png"]).read_bytes().startswith(b"\x89PNG")
 
             warm, _ = toy.run()
             assert warm.success and _docker_steps(warm) == []

@@ -23,6 +23,9 @@ EXPECTED = {
     "python-pytest-config-cheat": ("dropped", "fix_changes_check_config", ["pytest.ini"]),
     "python-pytest-test-edit": ("dropped", "fix_changes_check_config", ["tests/test_intervals.py"]),
     "node-npm-test-config-cheat": ("dropped", "fix_changes_check_config", ["package.json"]),
+    "python-deps-pytest-fix": ("candidate", None, ["events.py"]),
+    "node-describe-fix": ("candidate", None, ["src/cart.js"]),
+    "python-ruff-fix": ("candidate", None, ["inventory.py"]),
 }
 
 

@@ -1,107 +1,129 @@
 """The README's main command on the bundled samples, against the real Docker engine and Harbor.
 
-It emits one repair task per positive sample (12), drops the negative ones with their
-reasons, and Harbor's own `harbor run` scores every emitted task 1.0 with the oracle
-and 0.0 with the no-op agent. A rerun of unchanged inputs builds nothing and runs no trial.
+Every family runs (the example config names them all). Repair emits one task per positive
+sample (among them a project with PyPI dependencies installed from the wheelhouse, a nested
+node suite and a ruff check), build one per session whose own tests are strong enough,
+extend one per ``python-extend-feature`` session; qa records why it stops without a model.
+Every published task's matrix holds (reference 1, every control 0), Harbor's own
+`harbor run` scores one session format's tasks of every family 1.0 with the oracle and 0.0
+with the no-op agent (but for the repair tasks the attack suite's Harbor jobs score so),
+and a rerun of unchanged inputs builds nothing and runs no trial.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
-from traj2env_assets.cli import main
-from traj2env_assets.harbor.no_network_environment import IMPORT_PATH
-from traj2env_assets_tests.families.conftest import EXAMPLES
+from traj2env_assets.harbor.dataset import read_manifest, read_splits
+from traj2env_assets_tests.attacks.sample_tasks import SESSIONS as ATTACKED_SESSIONS
+from traj2env_assets_tests.example_run import ExampleRun
+from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-HARBOR = Path(sys.executable).parent / "harbor"
-EXAMPLE_CONFIG = EXAMPLES.parent / "trajectory-to-env.yaml"
-POSITIVE = {"python-pytest-fix", "node-npm-test-fix", "python-unittest-fix"}
+FORMATS = 4
+REPAIR_POSITIVE = {
+    "python-pytest-fix", "node-npm-test-fix", "python-unittest-fix",
+    "python-deps-pytest-fix", "node-describe-fix", "python-ruff-fix",
+}
+BUILD_POSITIVE = {"python-pytest-fix", "python-pytest-all-pass", "python-build-package"}
+BUILD_DROPPED = {
+    "python-build-shallow-tests": "weak_tests",
+    "python-unittest-fix": "weak_tests",
+    "python-pytest-config-cheat": "weak_tests",
+    "python-pytest-test-edit": "no_session_tests",
+    "node-npm-test-fix": "not_python",
+    "node-npm-test-config-cheat": "not_python",
+}
+EXTEND_POSITIVE = "python-extend-feature"
+# Harbor runs one format's tasks (every family and scenario), not all four copies.
+HARBOR_FORMAT = "claude-code"
 
 
-def _generate(config: Path, workspace: Path) -> dict:
-    assert main(["generate", "--config", str(config), "--workspace", str(workspace)]) == 0
-    return json.loads((Path(yaml.safe_load(config.read_text())["output"]["destination"]) / "report.json").read_text())
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    root = tmp_path_factory.mktemp("e2e")
-    config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
-    config["source"]["path"] = str(EXAMPLES)
-    config["output"]["destination"] = str(root / "tasks")
-    config_path = root / "config.yaml"
-    config_path.write_text(yaml.safe_dump(config))
-    previous = os.environ.get("DAGSTER_HOME")
-    os.environ["DAGSTER_HOME"] = str(root / "dagster_home")
-    try:
-        first = _generate(config_path, root / "workspace")
-        trial_files = {p: p.stat().st_mtime_ns for p in (root / "workspace").rglob("trials.json")}
-        second = _generate(config_path, root / "workspace")
-    finally:
-        if previous is None:
-            os.environ.pop("DAGSTER_HOME", None)
-        else:
-            os.environ["DAGSTER_HOME"] = previous
-    return {"root": root, "first": first, "second": second, "trial_files": trial_files}
-
-
-def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(run: dict) -> None:
-    report = run["first"]
-    by_source = {}
+def _by_family(report: dict) -> dict[str, list[dict]]:
+    stems = {i["partition_key"]: Path(i["path"]).stem for i in report["inputs"]}
+    families: dict[str, list[dict]] = {}
     for candidate in report["candidates"]:
-        source = next(i["path"] for i in report["inputs"] if i["partition_key"] == candidate["partition_key"])
-        by_source[Path(source).stem] = by_source.get(Path(source).stem, []) + [candidate]
-    kept = sorted(stem for stem, cands in by_source.items() if all(c["kept"] for c in cands))
-    assert kept == sorted(POSITIVE)
+        families.setdefault(candidate["family"], []).append({**candidate, "stem": stems[candidate["partition_key"]]})
+    return families
+
+
+def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(example_run: ExampleRun) -> None:
+    report = example_run.first
+    families = _by_family(report)
+    repair = families["repair"]
+    assert Counter(c["stem"] for c in repair if c["kept"]) == {stem: FORMATS for stem in REPAIR_POSITIVE}
+    assert Counter(c["reason"] for c in repair if not c["kept"]) == {"fix_changes_check_config": 12}
+    build = families["build"]
+    kept_build = Counter(c["stem"] for c in build if c["kept"])
+    assert {stem: kept_build[stem] for stem in BUILD_POSITIVE} == {stem: FORMATS for stem in BUILD_POSITIVE}
+    for stem, reason in BUILD_DROPPED.items():
+        assert [c["reason"] for c in build if c["stem"] == stem] == [reason] * FORMATS, stem
+    extend = families["extend"]
+    assert Counter(c["stem"] for c in extend if c["kept"]) == {EXTEND_POSITIVE: FORMATS}
+    assert Counter(c["reason"] for c in extend if not c["kept"]) == {"not_python": 4, "tests_not_collected_before": 4}
+    # With no model, qa records why each candidate stops, before any Docker work.
+    qa = families["qa"]
+    assert len(qa) == FORMATS and {c["reason"] for c in qa} == {"llm_not_configured"}
     published = [c for c in report["candidates"] if c["kept"]]
-    assert len(published) == 12
     for candidate in published:
-        rewards = candidate["trial_rewards"]
+        rewards = dict(candidate["trial_rewards"])
         # The task's whole matrix ran: the reference scores 1, every control 0.
-        task_dir = Path(candidate["published_path"])
-        assert set(rewards) == {control.name for control in DEFAULT_CONTROLS if control.applies_to(task_dir)}
-        assert rewards.pop("reference") == 1.0 and set(rewards.values()) == {0.0}
+        assert rewards.pop("reference") == 1.0 and rewards and set(rewards.values()) == {0.0}
         assert (Path(candidate["published_path"]) / "task.toml").is_file()
-    dropped = [c for c in report["candidates"] if not c["kept"]]
-    assert len(dropped) == 12 and {c["reason"] for c in dropped} == {"fix_changes_check_config"}
-    assert report["funnel"]["published"] == 12
+    assert report["funnel"]["published"] == len(published)
 
 
-def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(run: dict) -> None:
-    second = run["second"]
+def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(example_run: ExampleRun) -> None:
+    second = example_run.second
     assert [c["task_id"] for c in second["candidates"] if c["kept"]] == [
-        c["task_id"] for c in run["first"]["candidates"] if c["kept"]
+        c["task_id"] for c in example_run.first["candidates"] if c["kept"]
     ]
-    workspace = run["root"] / "workspace"
+    workspace = example_run.workspace
     statuses = [json.loads(p.read_text()) for p in workspace.rglob("status.json")]
-    assert [s["image"]["built"] for s in statuses if s.get("image")] == [False] * 12
-    assert {p: p.stat().st_mtime_ns for p in workspace.rglob("trials.json")} == run["trial_files"]
+    images = [s["image"]["built"] for s in statuses if s.get("image")]
+    assert images and not any(images)
+    assert {p: p.stat().st_mtime_ns for p in workspace.rglob("trials.json")} == example_run.trial_files
 
 
-def _harbor_rewards(dataset: Path, agent: str, jobs: Path) -> dict[str, float]:
-    argv = [str(HARBOR), "run", "-p", str(dataset), "-a", agent, "-e", IMPORT_PATH,
-            "--jobs-dir", str(jobs), "--job-name", agent, "-n", "2"]
-    completed = subprocess.run(argv, capture_output=True, text=True, timeout=1800, env={**os.environ, "HARBOR_TELEMETRY": "0"})
-    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
-    results = [json.loads(p.read_text()) for p in (jobs / agent).glob("*/result.json")]
-    return {r["task_name"]: r["verifier_result"]["rewards"]["reward"] for r in results}
+def test_each_calibration_plan_and_trial_matrix_runs_once_however_many_logs_share_it(example_run: ExampleRun) -> None:
+    statuses = [json.loads(p.read_text()) for p in example_run.workspace.rglob("status.json")]
+    for stage in ("calibration", "trials"):
+        records = [s[stage] for s in statuses if s.get(stage)]
+        ran = [r["key"] for r in records if not r["shared"]]
+        # One session logged in four formats makes four tasks that differ only in identity.
+        assert sorted(ran) == sorted({r["key"] for r in records}) and len(ran) < len(records) / 2, stage
 
 
-def test_harbor_oracle_scores_one_and_nop_zero_on_every_emitted_task(run: dict) -> None:
-    dataset = run["root"] / "tasks"
-    tasks = sorted(p.name for p in dataset.iterdir() if p.is_dir())
-    assert len(tasks) == 12
-    oracle = _harbor_rewards(dataset, "oracle", run["root"] / "jobs")
-    nop = _harbor_rewards(dataset, "nop", run["root"] / "jobs")
-    assert sorted(oracle.values()) == [1.0] * 12
-    assert sorted(nop.values()) == [0.0] * 12
+def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(example_run: ExampleRun) -> None:
+    dataset = example_run.tasks
+    manifest = read_manifest(dataset)
+    assert sorted(t.task_id for t in manifest.tasks) == sorted(p.name for p in dataset.iterdir() if p.is_dir())
+    assert {t.family for t in manifest.tasks} == {"repair", "build", "extend"}
+    train = {t.source_trace for t in manifest.split_of("train")}
+    test = {t.source_trace for t in manifest.split_of("test")}
+    assert train and test and train.isdisjoint(test)
+    # The rerun kept every split (splits.json is read back, never redrawn).
+    assert read_splits(dataset).sources == {t.source_trace: t.split for t in manifest.tasks}
+
+
+def test_harbor_oracle_scores_one_and_nop_zero_on_every_family(example_run: ExampleRun) -> None:
+    # The attack suite's Harbor jobs run the oracle and the no-op agent on its sample tasks.
+    attacked = {example_run.published("repair", session) for session in ATTACKED_SESSIONS.values()}
+    published = [
+        c for c in example_run.first["candidates"]
+        if c["kept"] and c["partition_key"].startswith(HARBOR_FORMAT) and Path(c["published_path"]) not in attacked
+    ]
+    assert {c["family"] for c in published} == {"repair", "build", "extend"}
+    dataset = example_run.root / "harbor-dataset"
+    for candidate in published:
+        task = Path(candidate["published_path"])
+        shutil.copytree(task, dataset / task.name)
+    results = run_harbor_agents(dataset, ["oracle", "nop"], example_run.root / "jobs")
+    assert sorted(rewards_of(results["oracle"]).values()) == [1.0] * len(published)
+    assert sorted(rewards_of(results["nop"]).values()) == [0.0] * len(published)

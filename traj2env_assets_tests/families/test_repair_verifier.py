@@ -51,3 +51,36 @@ def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -
 
     honest = engine.run_trial(trial_task, SubmitFiles({"/workspace/intervals.py": fixed.encode()}))
     assert honest.reward == 1.0
+
+
+def test_packages_the_submission_installs_in_the_project_never_reach_the_verifier(tmp_path: Path) -> None:
+    # The project declares attrs and python-dateutil: the image installs them from the
+    # wheelhouse. A submission whose fix lives in a virtualenv or site-packages folder of
+    # its own scores 0: the verifier deletes those and uses the image's packages.
+    record = record_for(EXAMPLES / "codex" / "python-deps-pytest-fix.jsonl", tmp_path / "record")
+    candidate = mine_repair_candidates(record, "verifier-deps")[0].candidate
+    spec = repair_task_spec(candidate, source_trace="verifier-deps", source_model=None, org="local",
+                            wheelhouse_dir=tmp_path / "wheelhouse")
+    assert any(path.startswith("wheels/attrs-") for path in spec.context_files)
+    task = write_task(spec, tmp_path / "dataset")
+    engine = DockerEngine(container_memory="1g", agent_timeout_s=120, verifier_timeout_s=180)
+    image = engine.build(task.environment_dir)
+    trial_task = TrialTask(image=image.tag, task_dir=task.path)
+    buggy = candidate.project_files["events.py"]
+    relying = buggy.replace(
+        "key=lambda event: event.starts)", "key=sortkeys.by_start_time)"
+    ).replace(
+        "import attrs\n",
+        "import os\nimport sys\n\nimport attrs\n\n"
+        "for _env in ('.venv/lib/python3.13/site-packages', 'site-packages'):\n"
+        "    sys.path.insert(0, os.path.join(os.path.dirname(__file__), _env))\nimport sortkeys\n",
+    )
+    helper = b"def by_start_time(event):\n    return event.start_time\n"
+    for where in ("/workspace/.venv/lib/python3.13/site-packages/sortkeys.py", "/workspace/site-packages/sortkeys.py"):
+        files = {"/workspace/events.py": relying.encode(), where: helper}
+        if where.startswith("/workspace/.venv/"):
+            files["/workspace/.venv/pyvenv.cfg"] = b"home = /usr/bin\n"
+        result = engine.run_trial(trial_task, SubmitFiles(files))
+        assert result.reward == 0.0, where
+        assert "ModuleNotFoundError: No module named 'sortkeys'" in result.test_output_tail, where
+    engine.client.images.remove(image.tag, force=True)

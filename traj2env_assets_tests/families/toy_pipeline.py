@@ -1,4 +1,5 @@
-"""The real Dagster graph run on sample sessions with the toy family registered (one line).
+"""The real Dagster graph run on sample sessions with the toy family registered (one line),
+or with any registered family (``family=``).
 
 The model is the local fake provider (an OpenAI-compatible HTTP server); everything
 else is real: the Dagster instance, the Docker engine, Harbor task files.
@@ -16,7 +17,8 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.config import RunConfigFile, RunSettings
-from traj2env_assets.definitions import PIPELINE_JOB, REPORT_JOB, build_definitions
+from traj2env_assets.definitions import build_definitions
+from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.docker import DockerEngineResource
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, LlmResource
 from traj2env_assets.defs.partitions import trajectories
@@ -40,9 +42,10 @@ def toy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
 class ToyPipeline:
     def __init__(
         self, root: Path, samples: list[str], provider: FakeProvider, instance: dg.DagsterInstance,
-        container_labels: dict[str, str] | None = None,
+        container_labels: dict[str, str] | None = None, family: str = "toy",
     ) -> None:
         self.root = root
+        self.family = family
         self.provider = provider
         self.instance = instance
         self.container_labels = container_labels or {}
@@ -59,7 +62,7 @@ class ToyPipeline:
         config = RunConfigFile.model_validate(
             {
                 "source": {"path": str(self.source)},
-                "pipeline": {"options": {"families": ["toy"], "llm": PRICED_MODEL, "jobs": 2, **options}},
+                "pipeline": {"options": {"families": [self.family], "llm": PRICED_MODEL, "jobs": 2, **options}},
             }
         )
         return PipelineResource.from_settings(RunSettings.resolve(config, self.workspace.root))
@@ -89,10 +92,12 @@ class ToyPipeline:
         return json.loads((self.workspace.root / "trajectory-tasks" / REPORT_FILE).read_text())
 
     def candidates(self) -> list[dict[str, Any]]:
-        return [c for c in self.report()["candidates"] if c["family"] == "toy"]
+        return [c for c in self.report()["candidates"] if c["family"] == self.family]
 
-    def latest_metadata(self, asset: str, key: str) -> dict[str, Any]:
+    def latest_metadata(self, asset: str, key: str | None) -> dict[str, Any]:
+        """The latest materialization's metadata of ``asset`` (of its partition ``key`` if it has partitions)."""
+        partitions = [key] if key is not None else None
         records = self.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=1
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions), limit=1
         ).records
         return {name: value.value for name, value in records[0].asset_materialization.metadata.items()}

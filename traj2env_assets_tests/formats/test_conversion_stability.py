@@ -24,6 +24,7 @@ import pytest
 
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import loads_like_stdlib
+from traj2env_assets.formats.stage import trajectory_json
 from traj2env_assets_tests.conftest import REAL_FIXTURES
 
 REPO = REAL_FIXTURES.parents[2]
@@ -81,7 +82,7 @@ def _digest(path: Path, case: str, forced: str) -> str:
     if result.trajectory is not None:
         extra = {**(result.trajectory.extra or {}), "source_path": case}
         trajectory = result.trajectory.model_copy(update={"extra": extra})
-        text += "\n" + trajectory.model_dump_json(exclude_none=True, indent=1)
+        text += "\n" + trajectory_json(trajectory)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -78,10 +79,12 @@ class FakeReply:
 
 class FakeProvider:
     """Serves OpenAI's ``POST /v1/chat/completions`` and Anthropic's ``POST /v1/messages``:
-    scripted replies first, then ``default``; records every request."""
+    the reply ``route`` picks for the request (when set and it picks one), else scripted
+    replies first, then ``default``; records every request."""
 
     def __init__(self) -> None:
         self.default = FakeReply()
+        self.route: Callable[[dict[str, Any]], FakeReply | None] | None = None
         self.script: deque[FakeReply] = deque()
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -111,6 +114,9 @@ class FakeProvider:
     def _next(self, request: dict[str, Any]) -> FakeReply:
         with self._lock:
             self.requests.append(request)
+            routed = self.route(request) if self.route else None
+            if routed is not None:
+                return routed
             return self.script.popleft() if self.script else self.default
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

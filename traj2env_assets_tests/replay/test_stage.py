@@ -108,3 +108,22 @@ def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_pa
     rerun_event = rerun.asset_materializations_for_node("replay_record")[0]
     assert rerun_event.metadata["cached"].value is True
     assert rerun_event.tags["dagster/data_version"] == event.tags["dagster/data_version"]
+
+
+def test_a_large_trajectory_is_streamed_with_the_same_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    whole = _stage_inputs(tmp_path / "whole")
+    replay_partition(whole, KEY)
+    streamed = _stage_inputs(tmp_path / "streamed")
+    monkeypatch.setattr("traj2env_assets.replay.stage.STREAM_THRESHOLD_BYTES", 0)
+
+    def not_whole(trajectory: object) -> None:
+        raise AssertionError("loaded whole")
+
+    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", not_whole)
+    assert replay_partition(streamed, KEY).outcome.status == "replayed"
+    for name in ("record.json", "manifests.jsonl", "fidelity.json"):
+        assert streamed.stage_file("replay", KEY, name).read_bytes() == whole.stage_file("replay", KEY, name).read_bytes()
+    assert not any(p.name.startswith(".timeline-") for p in streamed.stage_dir("replay", KEY).iterdir())
+    broken = _stage_inputs(tmp_path / "broken", trajectory='{"schema_version": "ATIF-v1.7", "steps": [{"step_id": 1')
+    result = replay_partition(broken, KEY)
+    assert (result.outcome.status, result.outcome.reason) == ("skipped", "invalid_trajectory")

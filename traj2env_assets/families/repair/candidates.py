@@ -6,7 +6,9 @@ redirections, apply_patch) or another run of the same check. Anything opaque (an
 install, a script, a build) ends the window: the environment may have changed, so the
 fix alone would not explain the pass. When a check fails several times before it
 passes, the last failing run is used: its snapshot is closest to the fix and its
-output describes exactly that state.
+output describes exactly that state. A run with no recorded outcome (no exit code
+and no runner summary, e.g. a log cut before its tool result) is neither: it breaks
+the pair of its check.
 
 Skip reasons of this stage (exact strings):
 - ``fix_changes_check_config``: the fix edits the check's configuration or its tests.
@@ -157,7 +159,12 @@ def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[Min
         # A different check with opaque effects (e.g. an npm build) may change the environment.
         if command.effects == "opaque" and signature not in pending:
             pending.clear()
-        if not result.passed:
+        if result.outcome == "unknown":
+            # No evidence of how the run ended: the state between the failure and a
+            # later pass is unknown, so the pair would rest on nothing.
+            pending.pop(signature, None)
+            continue
+        if result.failed:
             pending[signature] = (check, command)
             continue
         if signature in pending:

@@ -10,12 +10,13 @@ ids a verifier can track is ``check_not_verifiable``.
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
 from traj2env_assets.checks import parse_check_result
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
+from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, LINT_CONTROLS, Control
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -31,6 +32,7 @@ from traj2env_assets.families.contract import (
 from traj2env_assets.families.repair.candidates import RepairCandidate, mine_repair_candidates
 from traj2env_assets.families.repair.instruction import failure_excerpt
 from traj2env_assets.families.repair.task import (
+    LINT_TOOLS,
     DependenciesNotInstallable,
     UnverifiableCheck,
     repair_task_spec,
@@ -53,14 +55,20 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
     def task_spec(self, candidate: RepairCandidate, proposal: BaseModel | None, source: TaskSource) -> TaskSpec:
         try:
             return repair_task_spec(
-                candidate, source_trace=source.partition_key, source_model=source.source_model, org=source.org
+                candidate,
+                source_trace=source.partition_key,
+                source_model=source.source_model,
+                org=source.org,
+                wheelhouse_dir=Path(source.wheelhouse_dir) if source.wheelhouse_dir else None,
             )
         except DependenciesNotInstallable as exc:
             raise CandidateRejected("dependencies_not_installable", str(exc)) from exc
         except UnverifiableCheck as exc:
             raise CandidateRejected("check_not_verifiable", str(exc)) from exc
 
-    def calibration_plan(self, candidate: RepairCandidate, spec: TaskSpec) -> CalibrationPlan:
+    def calibration_plan(
+        self, candidate: RepairCandidate, spec: TaskSpec, proposal: BaseModel | None
+    ) -> CalibrationPlan:
         return CalibrationPlan(
             probes=[
                 Probe(
@@ -82,6 +90,12 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
         if result.passed:
             drop = Drop(reason="check_passes_before_fix", detail="the check passes in the image before the fix")
             return CalibrationVerdict(drop=drop, facts=facts)
+        if result.outcome == "unknown":
+            drop = Drop(
+                reason="check_fails_differently",
+                detail="the check in the image ended without an exit code or a runner summary",
+            )
+            return CalibrationVerdict(drop=drop, facts=facts)
         if set(result.failing_ids) != set(candidate.failing_ids):
             expected = ", ".join(sorted(candidate.failing_ids)) or "none"
             got = ", ".join(sorted(result.failing_ids)) or "none"
@@ -92,4 +106,5 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
         return CalibrationVerdict(facts=facts)
 
     def controls(self, candidate: RepairCandidate) -> Sequence[Control]:
-        return DEFAULT_CONTROLS
+        # A lint or type check has no assertions: its own matrix, no assertion controls.
+        return LINT_CONTROLS if candidate.check.tool in LINT_TOOLS else DEFAULT_CONTROLS

@@ -43,16 +43,32 @@ def failure_excerpt(output: str) -> str:
 def repair_instruction(candidate: RepairCandidate) -> str:
     where = f"`/workspace/{candidate.cwd}`" if candidate.cwd else "`/workspace`"
     fence = "````" if "```" in candidate.failure_output else "```"
+    lint = candidate.check.tool in ("ruff", "mypy")
     failing = ""
     if candidate.failing_ids:
         shown = candidate.failing_ids[:10]
         more = f"\n- … and {len(candidate.failing_ids) - len(shown)} more" if len(candidate.failing_ids) > len(shown) else ""
-        failing = "These fail:\n\n" + "\n".join(f"- `{test_id}`" for test_id in shown) + more + "\n\n"
+        heading = "These are reported" if lint else "These fail"
+        failing = f"{heading}:\n\n" + "\n".join(f"- `{test_id}`" for test_id in shown) + more + "\n\n"
+    if lint:
+        # A lint or type check has no assertions to guard: the verifier only checks that
+        # the check passes, so the instruction rules out the ways to silence it.
+        rules = (
+            "Please fix the code so that this check passes. Don't silence it: no suppression comments "
+            "(`# noqa`, `# type: ignore`, `# ruff: noqa`, `# mypy: ...`), no new `.pyi` stubs, no changes "
+            "to the tool's configuration (pyproject.toml, setup.cfg, ruff.toml, mypy.ini), and don't delete "
+            "the files or the functions and classes it reports on: the check is run exactly as recorded, "
+            "with the original configuration.\n"
+        )
+    else:
+        rules = (
+            "Please fix the code so that this check passes. Don't change the tests or the test and "
+            "tool configuration (pytest/unittest settings, package.json scripts, tsconfig, linter "
+            "config): the check is run exactly as recorded, with the original tests and configuration.\n"
+        )
     return (
         f"When I run `{candidate.check.command.strip()}` in {where}, it fails. This is what it printed:\n\n"
         f"{fence}\n{failure_excerpt(candidate.failure_output)}\n{fence}\n\n"
         f"{failing}"
-        "Please fix the code so that this check passes. Don't change the tests or the test and "
-        "tool configuration (pytest/unittest settings, package.json scripts, tsconfig, linter "
-        "config): the check is run exactly as recorded, with the original tests and configuration.\n"
+        f"{rules}"
     )

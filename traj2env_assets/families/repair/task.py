@@ -7,10 +7,14 @@ them in each runner's own words; this module turns them into the verifier's ids:
 - unittest ids (``pkg.module.Class.test``) become pytest node ids
   (``pkg/module.py::Class::test``), since pytest runs unittest cases natively;
 - ``node --test`` names (TAP ``not ok N - name``, also behind ``npm test``) become
-  ``<test file>::<name>``, the file being the project test file that declares the name.
+  ``<test file>::<name>``, the file being the project test file that declares the name
+  (nested tests: ``<file>::<suite> > <test>``, as the verifier's reporter names them).
 
 Dependencies are installed at build time from what the project declares, pinned to the
-trajectory's date: npm with ``--before``, Python packages with uv's ``--exclude-newer``.
+trajectory's time: npm with ``--before``; Python packages (requirements files, pyproject
+and setup.cfg dependencies, plus the check's own tool) resolved on the host by uv with
+``--exclude-newer`` into the workspace's wheelhouse, copied into the build context and
+installed with ``pip install --no-index``, so builds need no network.
 """
 
 from __future__ import annotations
@@ -19,15 +23,24 @@ import json
 import posixpath
 import re
 import shlex
-from datetime import datetime
+from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from pydantic import BaseModel, Field
+
+from traj2env_assets.dependencies import DependencyResolutionError, build_wheelhouse, declared_requirements
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.instruction import repair_instruction
+from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")
 _JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[cm]?js$|-test\.[cm]?js$|_test\.[cm]?js$")
-_REQUIREMENTS = re.compile(r"^requirements[\w.-]*\.txt$")
+# The package providing each Python check's tool in the image (the verifier runs unittest
+# cases with pytest).
+_PYTHON_TOOL_PACKAGE = {"pytest": "pytest", "unittest": "pytest", "ruff": "ruff", "mypy": "mypy"}
+_IMAGE_WHEELS = "/tmp/traj2env-wheels"
 
 
 class UnverifiableCheck(ValueError):
@@ -35,8 +48,9 @@ class UnverifiableCheck(ValueError):
 
 
 class DependenciesNotInstallable(ValueError):
-    """The check needs a manifest (package.json) the replay never saw, so its
-    dependencies cannot be installed in the image."""
+    """The check needs a manifest (package.json) the replay never saw, or Python
+    requirements that cannot be resolved into wheels, so its dependencies cannot be
+    installed in the image."""
 
 
 def check_manifest(candidate: RepairCandidate) -> str | None:
@@ -66,8 +80,17 @@ def _unittest_to_pytest(test_id: str, files: set[str]) -> str | None:
 
 
 def _node_test_file(name: str, files: dict[str, str]) -> str | None:
-    quoted = (f'"{name}"', f"'{name}'", f"`{name}`")
-    matches = [path for path, text in sorted(files.items()) if _JS_TEST_FILE.search(path) and any(q in text for q in quoted)]
+    """The one test file declaring ``name``; a nested name (``suite > test``) needs every
+    part (the ``describe`` names and the test's own) declared in that file."""
+
+    def declares(text: str, part: str) -> bool:
+        return any(quoted in text for quoted in (f'"{part}"', f"'{part}'", f"`{part}`"))
+
+    parts = name.split(" > ")
+    matches = [
+        path for path, text in sorted(files.items())
+        if _JS_TEST_FILE.search(path) and all(declares(text, part) for part in parts)
+    ]
     return matches[0] if len(matches) == 1 else None
 
 
@@ -98,22 +121,55 @@ def _node_test_files(candidate: RepairCandidate) -> list[str]:
     )
 
 
+# Flags that make a lint run change files or never fail: the verifier's run reports only.
+_LINT_DROPPED_FLAGS = frozenset({"--fix", "--unsafe-fixes", "--watch", "--show-fixes", "--diff"})
+LINT_TOOLS = frozenset({"ruff", "mypy"})
+
+
+def _lint_command(candidate: RepairCandidate) -> list[str]:
+    """The recorded ruff/mypy words as the verifier runs them: the image's own tool
+    (``python3 -I -m``, so nothing in the project can stand in for it)."""
+    argv = candidate.check.argv
+    tool = candidate.check.tool
+    names = [posixpath.basename(word) for word in argv]
+    start = names.index(tool) + 1 if tool in names else None
+    if start is None or "--exit-zero" in argv or "--fix-only" in argv:
+        raise UnverifiableCheck(f"`{shlex.join(argv)}`: not a {tool} run the verifier can repeat")
+    return ["python3", "-I", "-m", tool, *(word for word in argv[start:] if word not in _LINT_DROPPED_FLAGS)]
+
+
+def _lint_spec(candidate: RepairCandidate) -> VerifierSpec:
+    if not candidate.failing_ids:
+        raise UnverifiableCheck(f"{candidate.check.tool} check: the failing run printed no diagnostics")
+    cwd = candidate.cwd
+    tracked = []
+    for diagnostic in candidate.failing_ids:
+        path, rest = diagnostic.split(": ", 1)
+        tracked.append(f"{posixpath.normpath(posixpath.join(cwd, path))}: {rest}" if cwd else diagnostic)
+    return VerifierSpec(
+        runner="lint", tracked_test_ids=tracked, run_targets=[cwd or "."], reward="check",
+        check_command=_lint_command(candidate), check_dir=cwd,
+    )
+
+
 def tracked_test_spec(candidate: RepairCandidate) -> VerifierSpec:
     """The verifier runs the recorded check's tests; every one must pass and the recorded
     failures must be among them (reward mode ``check``)."""
     files = candidate.project_files
     tool = candidate.check.tool
+    if tool in LINT_TOOLS:
+        return _lint_spec(candidate)
     python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
     if tool == "pytest" and candidate.failing_ids and all("::" in test_id for test_id in candidate.failing_ids):
         return VerifierSpec(
             runner="pytest", tracked_test_ids=_within_check_dir(candidate, candidate.failing_ids),
-            pytest_config=_pytest_config(files), run_targets=python_targets, reward="check",
+            pytest_config=pytest_config_path(files), run_targets=python_targets, reward="check",
         )
     if tool == "unittest" and candidate.failing_ids:
         converted = [_unittest_to_pytest(test_id, set(files)) for test_id in candidate.failing_ids]
         if all(converted):
             return VerifierSpec(
-                runner="pytest", tracked_test_ids=converted, pytest_config=_pytest_config(files),  # type: ignore[arg-type]
+                runner="pytest", tracked_test_ids=converted, pytest_config=pytest_config_path(files),  # type: ignore[arg-type]
                 run_targets=python_targets, reward="check",
             )
     if _node_test_runner(candidate) and candidate.failing_ids:
@@ -129,44 +185,64 @@ def tracked_test_spec(candidate: RepairCandidate) -> VerifierSpec:
     )
 
 
-def _pytest_config(files: dict[str, str]) -> str | None:
+def pytest_config_path(files: dict[str, str]) -> str | None:
     for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
         if name in files and (name == "pytest.ini" or "pytest" in files[name]):
             return name
     return None
 
 
-def trajectory_date(timestamp: str | None) -> str | None:
-    """The failing run's date (UTC, ``YYYY-MM-DD``) that dependencies are pinned to."""
-    if not timestamp:
-        return None
-    try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).date().isoformat()
-    except ValueError:
-        return None
+class EnvironmentPlan(BaseModel):
+    """The Dockerfile lines installing the project's dependencies, and the host files
+    (wheels) they need in the build context."""
+
+    lines: list[str] = Field(default_factory=list)
+    context_files: dict[str, str] = Field(default_factory=dict)
 
 
-def dependency_lines(candidate: RepairCandidate) -> list[str]:
-    """Dockerfile lines installing what the project declares, pinned to the trajectory's date."""
-    files = candidate.project_files
-    date = trajectory_date(candidate.timestamp)
-    lines: list[str] = []
-    if candidate.check.language == "python":
-        # The public python image has no pytest; the offline stand-in has it, so this
-        # installs nothing there and a pinned pytest everywhere else.
+def _python_environment(candidate: RepairCandidate, wheelhouse_dir: Path | None) -> EnvironmentPlan:
+    tool = _PYTHON_TOOL_PACKAGE[candidate.check.tool]
+    declared = declared_requirements(candidate.project_files)
+    if not declared and tool == "pytest":
+        # Nothing declared: the check needs only pytest, which the offline stand-in of
+        # the python image has; anywhere else a pinned pytest is installed.
+        date = trajectory_date(candidate.timestamp)
         pin = f" --exclude-newer {date}" if date else ""
-        requirements = sorted(path for path in files if "/" not in path and _REQUIREMENTS.match(path))
         install = (
             "python3 -m pip install --no-cache-dir --break-system-packages uv && "
             f"uv pip install --system --break-system-packages{pin} pytest"
-            + "".join(f" -r /tmp/deps/{path}" for path in requirements)
         )
-        if requirements:
-            lines.append("COPY " + " ".join(f"workspace/{path}" for path in requirements) + " /tmp/deps/")
-            lines.append(f"RUN {install}")
-        else:
-            lines.append(f'RUN python3 -c "import pytest" 2>/dev/null || ({install})')
-        return lines
+        return EnvironmentPlan(lines=[f'RUN python3 -c "import pytest" 2>/dev/null || ({install})'])
+    names = {canonicalize_name(Requirement(line).name) for line in declared}
+    requirements = declared + ([tool] if tool not in names else [])
+    if wheelhouse_dir is None:
+        raise DependenciesNotInstallable(
+            f"the project needs {', '.join(requirements)} and no wheelhouse directory was given to resolve them into"
+        )
+    try:
+        house = build_wheelhouse(requirements, trajectory_time(candidate.timestamp), wheelhouse_dir)
+    except DependencyResolutionError as exc:
+        raise DependenciesNotInstallable(f"{', '.join(requirements)}: {exc}") from exc
+    wheels = house.wheel_paths(wheelhouse_dir)
+    install = (
+        f"python3 -m pip install --no-cache-dir --no-index --find-links {_IMAGE_WHEELS} "
+        "--break-system-packages --ignore-installed --disable-pip-version-check " + " ".join(shlex.quote(pin) for pin in house.pins)
+    )
+    return EnvironmentPlan(
+        lines=[f"COPY wheels/ {_IMAGE_WHEELS}/", f"RUN {install} && rm -rf {_IMAGE_WHEELS}"],
+        context_files={f"wheels/{name}": str(path) for name, path in wheels.items()},
+    )
+
+
+def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = None) -> EnvironmentPlan:
+    """What installs the project's declared dependencies, pinned to the trajectory's time:
+    Python packages from wheels resolved on the host (``--no-index`` in the image), npm
+    packages with ``npm ci --before``."""
+    if candidate.check.language == "python":
+        return _python_environment(candidate, wheelhouse_dir)
+    files = candidate.project_files
+    date = trajectory_date(candidate.timestamp)
+    lines: list[str] = []
     package_dir = candidate.cwd
     manifest = posixpath.join(package_dir, "package.json") if package_dir else "package.json"
     try:
@@ -181,23 +257,32 @@ def dependency_lines(candidate: RepairCandidate) -> list[str]:
         install = "npm ci" if lock in files else "npm install"
         lines.append(f"COPY {' '.join(sources)} {target}/")
         lines.append(f"RUN cd {shlex.quote(target)} && {install} --no-audit --no-fund{before}")
-    return lines
+    return EnvironmentPlan(lines=lines)
 
 
-def repair_task_spec(candidate: RepairCandidate, source_trace: str, source_model: str | None, org: str) -> TaskSpec:
+def repair_task_spec(
+    candidate: RepairCandidate,
+    source_trace: str,
+    source_model: str | None,
+    org: str,
+    wheelhouse_dir: Path | None = None,
+) -> TaskSpec:
     require_manifest(candidate)
+    tests = tracked_test_spec(candidate)
+    environment = environment_plan(candidate, wheelhouse_dir)
     return TaskSpec(
         family="repair",
         task_id=candidate.task_id,
         org=org,
         instruction=repair_instruction(candidate),
         base_image="python" if candidate.check.language == "python" else "node",
-        dependency_lines=dependency_lines(candidate),
+        dependency_lines=environment.lines,
+        context_files=environment.context_files,
         project_files={path: content.encode() for path, content in candidate.project_files.items()},
         solution_files={path: content.encode() for path, content in candidate.fixed_files.items()},
         solution_deleted=candidate.deleted_files,
-        tests=tracked_test_spec(candidate),
+        tests=tests,
         source_trace=source_trace,
         source_model=source_model,
-        tags=[candidate.check.tool, candidate.check.kind],
+        tags=[candidate.check.tool, candidate.check.kind, *(["no-assertion-controls"] if tests.runner == "lint" else [])],
     )

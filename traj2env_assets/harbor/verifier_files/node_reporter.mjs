@@ -4,8 +4,9 @@
 // descriptor 3, a pipe a root process drains into a file the test user cannot open, each
 // signed with the key that arrives on descriptor 4 (read before any test file starts):
 // an unsigned record written by a child makes the verdict 0. Ids are
-// "<file relative to the project root>::<test name>"; the last record, "end", tells the
-// verdict that the run finished.
+// "<file relative to the project root>::<test name>", a nested test's name being its
+// suites' names and its own joined with " > " (as the TAP and spec reporters print them);
+// the last record, "end", tells the verdict that the run finished.
 import { createHmac } from "node:crypto";
 import { closeSync, readFileSync, writeSync } from "node:fs";
 import { relative } from "node:path";
@@ -25,10 +26,27 @@ function send(record) {
   writeSync(CHANNEL_FD, JSON.stringify({ body, mac }) + "\n");
 }
 
+// The names of the tests running at each nesting level, per file: node announces a test
+// ("test:start") before its subtests, and files run in parallel.
+const running = new Map();
+
+function nestedName(file, nesting, name) {
+  const parents = (running.get(file) ?? []).slice(0, nesting);
+  return [...parents, name].join(" > ");
+}
+
 export default async function* recordOutcomes(source) {
   for await (const event of source) {
+    if (event.type === "test:start") {
+      const { file, nesting, name } = event.data;
+      const names = (running.get(file) ?? []).slice(0, nesting);
+      names[nesting] = name;
+      running.set(file, names);
+      continue;
+    }
     if (event.type !== "test:pass" && event.type !== "test:fail") continue;
-    const { name, file } = event.data;
+    const { file, nesting } = event.data;
+    const name = nestedName(file, nesting ?? 0, event.data.name);
     const where = file ? relative(PROJECT_ROOT, file) : "";
     const skipped = event.data.skip || event.data.todo;
     const outcome = event.type === "test:pass" ? (skipped ? "skipped" : "passed") : "failed";

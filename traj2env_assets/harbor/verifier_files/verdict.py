@@ -1,6 +1,6 @@
 """Turn the recorded test outcomes into the reward, as root, after the test run.
 
-Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR``.
+Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR GATE_IDS_FILE``.
 Writes OUT_DIR/reward.txt and OUT_DIR/verdict.json. Node's verdict.mjs applies the same
 rules in the same order; the first that holds decides:
 
@@ -12,8 +12,9 @@ rules in the same order; the first that holds decides:
 5. ``sentinel_contradiction``: a sentinel test (names and bodies drawn at random for this
    run, placed among the project's tests) did not come out as written;
 6. MODE ``check``: 1 only when every tracked test passed and no other test of the run
-   failed; ``fraction``: the share of tracked tests that passed; ``all_pass``: 1 only when
-   every tracked test passed.
+   failed; ``fraction``: the share of tracked tests that passed; ``split``: 0 when any gate
+   test (one that passed before the change) did not pass, else the share of tracked (new)
+   tests that passed; ``all_pass``: 1 only when every tracked test passed.
 """
 
 import hashlib
@@ -75,11 +76,13 @@ def tamper_findings(path: str) -> list[dict] | None:
 
 
 def main() -> int:
-    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir = sys.argv[1:]
+    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path = sys.argv[1:]
     records, forged_records = signed_records(Path(results_path), key_hex.encode())
     results = outcomes(records)
     tracked = read_lines(tracked_path)
     tracked_outcomes = {test_id: results.get(test_id, "missing") for test_id in tracked}
+    gate_outcomes = {test_id: results.get(test_id, "missing") for test_id in read_lines(gate_path)}
+    gate_not_passed = sorted(test_id for test_id, outcome in gate_outcomes.items() if outcome != "passed")
     expected_sentinels = dict(line.split("\t", 1) for line in read_lines(sentinels_path))
     sentinels = {test_id: results.get(test_id, "missing") for test_id in expected_sentinels}
     ends = [record for record in records if record.get("kind") == "end"]
@@ -103,7 +106,9 @@ def main() -> int:
         reward, reason = 0.0, "sentinel_contradiction"
     elif mode == "check" and (passed < len(tracked) or others_failed):
         reward, reason = 0.0, "check_failed"
-    elif mode == "fraction":
+    elif mode == "split" and gate_not_passed:
+        reward, reason = 0.0, "existing_tests_not_passed"
+    elif mode in ("fraction", "split"):
         reward, reason = passed / len(tracked), "fraction_passed"
     elif passed == len(tracked):
         reward, reason = 1.0, "all_tracked_passed"
@@ -113,6 +118,7 @@ def main() -> int:
         "reward": reward,
         "reason": reason,
         "tracked": tracked_outcomes,
+        "gate": gate_outcomes,
         "sentinels": sentinels,
         "failed": others_failed,
         "tamper_findings": findings,

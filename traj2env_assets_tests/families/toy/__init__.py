@@ -95,7 +95,7 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
             build_timeout_sec=300,
         )
 
-    def calibration_plan(self, candidate: ToyCandidate, spec: TaskSpec) -> CalibrationPlan:
+    def calibration_plan(self, candidate: ToyCandidate, spec: TaskSpec, proposal: Greeting | None) -> CalibrationPlan:
         return CalibrationPlan(probes=[Probe(name="start_state", script="python -m pytest -q tests 2>&1", timeout_s=120)])
 
     def judge_calibration(self, candidate: ToyCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:

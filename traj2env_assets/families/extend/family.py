@@ -1,0 +1,110 @@
+"""The extend family as the lifecycle sees it: mining, proposals, the task, calibration, controls.
+
+Proposal modes: ``llm`` when a model is configured (one cached call: a contract and a
+pytest module of candidate tests), else ``recorded`` (the tests the session added and
+saw pass; the contract read off the changed code with ``ast``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from traj2env_assets.docker_engine.controls import (
+    DEFAULT_CONTROLS,
+    AgentAction,
+    Control,
+    ReferenceControl,
+)
+from traj2env_assets.families.contract import (
+    CalibrationPlan,
+    CalibrationVerdict,
+    Family,
+    MinedCandidate,
+    MiningInput,
+    ProbeResult,
+    ProposalRequest,
+    TaskSource,
+)
+from traj2env_assets.families.extend import calibration
+from traj2env_assets.families.extend.candidates import (
+    ExtendCandidate,
+    mine_extend_candidates,
+)
+from traj2env_assets.families.extend.proposal import ExtendProposal
+from traj2env_assets.families.extend.task import extend_task_spec
+from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
+
+
+def _rendered(files: Mapping[str, str]) -> str:
+    return "\n\n".join(f"### {path}\n```\n{text}\n```" for path, text in sorted(files.items())) or "(none)"
+
+
+class BaseOnlyControl(Control):
+    """The base code with the hidden tests copied in as if the agent had written them: an
+    agent that writes the tests the request implies but not the code must score 0 (the
+    verifier restores its own tests, so the submission's copies never count)."""
+
+    name = "base_only"
+
+    def action(self, task_dir: Path) -> AgentAction:
+        restore = task_dir / "tests" / "traj2env" / "restore"
+        files = {
+            f"{WORKSPACE}/{path.relative_to(restore).as_posix()}": path.read_bytes()
+            for path in sorted(restore.rglob("*")) if path.is_file()
+        }
+        return AgentAction(files=files)
+
+
+class ReferenceWithForgeryControl(Control):
+    """The reference solution plus the ``report_forgery`` payload in solution code: even a
+    submission that does the work must score 0 once it forges test reports (the forgery
+    could otherwise hide existing tests the change broke)."""
+
+    name = "reference_with_forgery"
+
+    def action(self, task_dir: Path) -> AgentAction:
+        reference = ReferenceControl().action(task_dir)
+        forgery = next(control for control in DEFAULT_CONTROLS if control.name == "report_forgery").action(task_dir)
+        return AgentAction(
+            files=reference.files | forgery.files,
+            executable_files=reference.executable_files | forgery.executable_files,
+            script=f"{reference.script}\n{forgery.script}",
+        )
+
+
+class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
+    name = "extend"
+    version = "1"
+    candidate_model = ExtendCandidate
+    proposal_schema = ExtendProposal
+    proposal_optional = True
+    reward_kind = "fraction"
+
+    def mine(self, source: MiningInput) -> list[MinedCandidate[ExtendCandidate]]:
+        return mine_extend_candidates(source.record, source.partition_key)
+
+    def proposal_request(self, candidate: ExtendCandidate) -> ProposalRequest:
+        return ProposalRequest(
+            prompt="extend",
+            values={
+                "request": candidate.request,
+                "base": _rendered(candidate.base_files),
+                "changes": _rendered(candidate.changed_files),
+                "existing_tests": ", ".join(candidate.recorded_existing_tests) or "(none recorded)",
+            },
+        )
+
+    def task_spec(self, candidate: ExtendCandidate, proposal: ExtendProposal | None, source: TaskSource) -> TaskSpec:
+        return extend_task_spec(candidate, proposal, source)
+
+    def calibration_plan(
+        self, candidate: ExtendCandidate, spec: TaskSpec, proposal: ExtendProposal | None
+    ) -> CalibrationPlan:
+        return calibration.calibration_plan(candidate, spec)
+
+    def judge_calibration(self, candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
+        return calibration.judge(candidate, results)
+
+    def controls(self, candidate: ExtendCandidate) -> Sequence[Control]:
+        return (*DEFAULT_CONTROLS, BaseOnlyControl(), ReferenceWithForgeryControl())

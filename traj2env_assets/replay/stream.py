@@ -1,0 +1,232 @@
+"""Large trajectories, one step at a time: bounded memory for the replay stage.
+
+A 500 MB trajectory loaded whole is the file's bytes plus a model of the same size
+(well over 1 GB). :func:`read_streamed` walks the document's top-level object with the
+stdlib decoder's ``raw_decode`` over a text window read in chunks: the keys other than
+``steps`` (small) are kept, each step is validated as an ``atif.Step`` and handed out
+on its own, so only one step's text and model are alive at once. No streaming JSON
+library is installed here, and ``raw_decode`` is the stdlib's C scanner.
+
+Replay needs the session's directory and its sub-agents before the first step. The
+conversion stage writes ``steps`` last (``formats/stage.py`` ``trajectory_json``), so
+for its files (``steps_last=True``) one pass reads everything; a file that turns out
+to have keys after the steps raises :class:`StepsNotLast` at their end. Otherwise (ATIF
+puts ``extra`` and ``subagent_trajectories`` after ``steps``) a first pass decodes and
+drops the steps to read the rest. The document-level
+checks of ``atif.Trajectory`` (step ids in order, references) are not repeated here:
+the conversion stage validated the whole document when it wrote it.
+
+:class:`TimelineSpill` keeps the replay's timeline on disk as JSON lines, so command
+outputs do not pile up in memory; :func:`write_streamed_record` joins them into
+``record.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from atif import Step, Trajectory
+from pydantic import ValidationError
+
+CHUNK_CHARS = 8 * 1024 * 1024
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+class StreamError(ValueError):
+    """The file is not a JSON object with a ``steps`` array."""
+
+
+class StepsNotLast(StreamError):
+    """A file read as ``steps_last`` has keys after its steps."""
+
+
+class _Window:
+    """The file's text from ``self.base`` on, read a chunk at a time."""
+
+    def __init__(self, handle: IO[str]) -> None:
+        self.handle = handle
+        self.text = ""
+        self.pos = 0
+        self.eof = False
+
+    def _more(self) -> bool:
+        if self.eof:
+            return False
+        chunk = self.handle.read(CHUNK_CHARS)
+        if not chunk:
+            self.eof = True
+            return False
+        self.text = self.text[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def skip_space(self) -> str:
+        """The next non-whitespace character (consumed), or '' at the end."""
+        while True:
+            while self.pos < len(self.text) and self.text[self.pos] in _WHITESPACE:
+                self.pos += 1
+            if self.pos < len(self.text):
+                char = self.text[self.pos]
+                self.pos += 1
+                return char
+            if not self._more():
+                return ""
+
+    def peek_space(self) -> str:
+        char = self.skip_space()
+        if char:
+            self.pos -= 1
+        return char
+
+    def value(self) -> Any:
+        """Decode the next JSON value, reading more text while it is cut off."""
+        self.peek_space()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError as error:
+                # A value cut at the window's end fails with a position at (or just
+                # before) the end; anything else is a real error once nothing is left.
+                if self._more():
+                    continue
+                raise StreamError(f"invalid JSON: {error}") from error
+            # A number at the very end of the window may continue in the next chunk.
+            if end == len(self.text) and isinstance(value, (int, float)) and self._more():
+                continue
+            self.pos = end
+            return value
+
+
+def _expect(window: _Window, char: str) -> None:
+    found = window.skip_space()
+    if found != char:
+        raise StreamError(f"expected {char!r}, found {found!r}")
+
+
+def _walk(path: Path, keep_steps: bool, stop_at_steps: bool = False) -> Iterator[tuple[str, Any]]:
+    """(key, value) for each top-level key; for ``steps``, (``"step"``, step dict) per
+    step, then (``"steps_end"``, None) and, when ``stop_at_steps``, nothing more but
+    (``"after_steps"``, True) if other keys follow."""
+    with path.open(encoding="utf-8") as handle:
+        window = _Window(handle)
+        _expect(window, "{")
+        if window.peek_space() == "}":
+            return
+        while True:
+            key = window.value()
+            if not isinstance(key, str):
+                raise StreamError("a key that is not a string")
+            _expect(window, ":")
+            if key == "steps" and stop_at_steps and not keep_steps:
+                yield "steps_end", None
+                return
+            if key == "steps":
+                _expect(window, "[")
+                if window.peek_space() == "]":
+                    window.skip_space()
+                else:
+                    while True:
+                        step = window.value()
+                        if keep_steps:
+                            yield "step", step
+                        separator = window.skip_space()
+                        if separator == "]":
+                            break
+                        if separator != ",":
+                            raise StreamError(f"expected ',' or ']' in steps, found {separator!r}")
+                yield "steps_end", None
+                if stop_at_steps:
+                    if window.peek_space() != "}":
+                        yield "after_steps", True
+                    return
+            else:
+                yield key, window.value()
+            separator = window.skip_space()
+            if separator == "}":
+                return
+            if separator != ",":
+                raise StreamError(f"expected ',' or '}}', found {separator!r}")
+
+
+@dataclass
+class StreamedTrajectory:
+    """The trajectory without its steps (``steps=[]``), and the file to stream them from."""
+
+    path: Path
+    header: Trajectory
+    steps_last: bool
+
+    def steps(self) -> Iterator[Step]:
+        for key, value in _walk(self.path, keep_steps=True, stop_at_steps=True):
+            if key == "step":
+                yield Step.model_validate(value)
+            elif key == "after_steps" and self.steps_last:
+                raise StepsNotLast("keys follow the steps; read it with steps_last=False")
+
+
+def read_streamed(path: Path, steps_last: bool = False) -> StreamedTrajectory:
+    """Read everything but the steps; raises StreamError or pydantic's ValidationError.
+
+    ``steps_last``: the file was written with ``steps`` last (one pass)."""
+    fields: dict[str, Any] = {}
+    saw_steps = False
+    for key, value in _walk(path, keep_steps=False, stop_at_steps=steps_last):
+        if key == "steps_end":
+            saw_steps = True
+        else:
+            fields[key] = value
+    if not saw_steps:
+        raise StreamError("no 'steps' array")
+    # A placeholder step satisfies the model's "at least one step"; it is never replayed.
+    placeholder = {"step_id": 1, "source": "user", "message": ""}
+    try:
+        header = Trajectory.model_validate({**fields, "steps": [placeholder]})
+    except ValidationError as error:
+        if steps_last:  # required keys may simply come after the steps
+            raise StepsNotLast(f"the keys before the steps are not a trajectory: {error}") from error
+        raise
+    return StreamedTrajectory(path=path, header=header.model_copy(update={"steps": []}), steps_last=steps_last)
+
+
+@dataclass
+class TimelineSpill:
+    """Timeline events written out as JSON lines as the replay goes."""
+
+    directory: Path
+    count: int = 0
+    _file: IO[str] | None = field(default=None, repr=False)
+    path: Path | None = None
+
+    def write(self, event_json: str) -> None:
+        if self._file is None:
+            descriptor, name = tempfile.mkstemp(prefix=".timeline-", suffix=".jsonl", dir=self.directory)
+            self._file = os.fdopen(descriptor, "w", encoding="utf-8")
+            self.path = Path(name)
+        self._file.write(event_json)
+        self._file.write("\n")
+        self.count += 1
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def events(self) -> Iterator[str]:
+        self.close()
+        if self.path is None:
+            return
+        with self.path.open(encoding="utf-8") as handle:
+            for line in handle:
+                yield line.rstrip("\n")
+
+    def remove(self) -> None:
+        self.close()
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)

@@ -1,0 +1,185 @@
+"""Write the Trajectory spec for a Harbor dataset: ``traj2env export --dataset D --out O``.
+
+The spec directory (layout in :mod:`traj2env_assets.trajectory_export.layout`) holds one
+shared harness image for every task: the platform's sandbox runs its own Docker engine
+(``env_resources.docker_engine``), and the harness builds each task's image in it, as
+the seed's cookbook does for Harbor-style tasks. Task directories go in one archive so
+the build context stays far below the platform's 4,096-file limit whatever the task
+count; ``solution/`` is left out (nothing in the attempt needs it). The tasks' FROM
+images are saved into the context because the sandbox has no registry access.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+import tarfile
+from pathlib import Path
+
+import docker
+from pydantic import BaseModel
+
+from traj2env_assets.families.registry import family_named
+from traj2env_assets.harbor.dataset import MANIFEST_FILE, DatasetManifest, read_manifest, read_task_toml, write_dataset
+from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
+from traj2env_assets.trajectory_export.layout import (
+    BASE_IMAGES_DIR,
+    BENCHMARK_DIR,
+    DOCKERFILE,
+    HARNESS_FILE,
+    HARNESS_MODULES,
+    PACKAGE_DIR,
+    TASK_INDEX_FILE,
+    TASKS_ARCHIVE,
+    UPLOAD_SCRIPT,
+    WHEELHOUSE_DIR,
+)
+from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
+from traj2env_assets.trajectory_export.wheelhouse import copy_wheelhouse, download_wheelhouse
+from traj2env_assets.workspace import atomic_directory, atomic_write_text
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+# Reward scale per family reward kind: repair is 1/0, build/extend a fraction of tests.
+REWARD_BOUNDS = {"binary": (0.0, 1.0), "fraction": (0.0, 1.0)}
+EXCLUDED_TASK_PARTS = {"solution"}
+_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+class ExportSummary(BaseModel):
+    spec_dir: Path
+    tasks: int
+    train: int
+    test: int
+    context_files: int
+    context_bytes: int
+    base_images: list[str]
+
+
+def export_spec(
+    dataset: Path,
+    out: Path,
+    *,
+    wheelhouse: Path | None = None,
+    docker_client: docker.DockerClient | None = None,
+    manifest: DatasetManifest | None = None,
+) -> ExportSummary:
+    """Write ``<out>/benchmark/`` (replaced whole) and ``<out>/upload.py``."""
+    if not dataset.is_dir():
+        raise ValueError(f"{dataset} is not a directory of published tasks")
+    if manifest is None:
+        manifest = read_manifest(dataset) if (dataset / MANIFEST_FILE).is_file() else write_dataset(dataset)
+    if not manifest.tasks:
+        raise ValueError(f"{dataset} has no published tasks to export")
+    index = TaskIndex(tasks={task.task_id: _harness_task(dataset, task.task_id, task.split) for task in manifest.tasks})
+    base_images = sorted({name for task in index.tasks.values() for name in task.base_images})
+    index.base_image_archives = {name: _archive_name(name) for name in base_images}
+    with atomic_directory(out / BENCHMARK_DIR) as context:
+        (context / DOCKERFILE).write_text(harness_dockerfile(), encoding="utf-8")
+        (context / TASK_INDEX_FILE).write_text(index.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        shutil.copyfile(PACKAGE_ROOT / "trajectory_export" / "harness.py", context / HARNESS_FILE)
+        for module in HARNESS_MODULES:
+            target = context / PACKAGE_DIR / module
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(PACKAGE_ROOT / module, target)
+        _write_tasks_archive(dataset, [task.task_id for task in manifest.tasks], context / TASKS_ARCHIVE)
+        if wheelhouse is not None:
+            copy_wheelhouse(wheelhouse, context / WHEELHOUSE_DIR)
+        else:
+            download_wheelhouse(context / WHEELHOUSE_DIR)
+        _save_base_images(docker_client or docker.from_env(), index.base_image_archives, context / BASE_IMAGES_DIR)
+    atomic_write_text(out / UPLOAD_SCRIPT, UPLOAD_TEMPLATE)
+    files = [p for p in (out / BENCHMARK_DIR).rglob("*") if p.is_file()]
+    return ExportSummary(
+        spec_dir=out,
+        tasks=len(manifest.tasks),
+        train=len(manifest.split_of("train")),
+        test=len(manifest.split_of("test")),
+        context_files=len(files),
+        context_bytes=sum(p.stat().st_size for p in files),
+        base_images=base_images,
+    )
+
+
+def _harness_task(dataset: Path, task_id: str, split: str) -> HarnessTask:
+    task_dir = dataset / task_id
+    toml = read_task_toml(task_dir)
+    low, high = REWARD_BOUNDS[family_named(toml.metadata.family).reward_kind]
+    dockerfile = (task_dir / "environment" / "Dockerfile").read_text(encoding="utf-8")
+    return HarnessTask(
+        task_id=task_id,
+        family=toml.metadata.family,
+        source_trace=toml.metadata.source_trace,
+        split=split,
+        agent_timeout_sec=toml.agent.timeout_sec,
+        verifier_timeout_sec=toml.verifier.timeout_sec,
+        build_timeout_sec=toml.environment.build_timeout_sec,
+        memory_mb=toml.environment.memory_mb,
+        workdir=toml.environment.workdir,
+        submission_path=toml.artifacts[0],
+        base_images=sorted(set(_FROM.findall(dockerfile))),
+        reward_min=low,
+        reward_max=high,
+    )
+
+
+def _archive_name(image: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", image) + ".tar"
+
+
+def _write_tasks_archive(dataset: Path, task_ids: list[str], target: Path) -> None:
+    """A reproducible tar.gz of the task directories (sorted, fixed mtimes and owners)."""
+    with (
+        open(target, "wb") as raw,
+        gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w") as tar,
+    ):
+        for task_id in sorted(task_ids):
+            _add_sorted(tar, dataset / task_id, task_id)
+
+
+def _add_sorted(tar: tarfile.TarFile, path: Path, arcname: str) -> None:
+    parts = Path(arcname).parts
+    if len(parts) > 1 and parts[1] in EXCLUDED_TASK_PARTS:
+        return
+    tar.add(path, arcname=arcname, recursive=False, filter=_normalized)
+    if path.is_dir() and not path.is_symlink():
+        for child in sorted(path.iterdir()):
+            _add_sorted(tar, child, f"{arcname}/{child.name}")
+
+
+def _normalized(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+    return info
+
+
+def _save_base_images(client: docker.DockerClient, archives: dict[str, str], target: Path) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    for name, archive in archives.items():
+        with open(target / archive, "wb") as handle:
+            handle.writelines(client.images.get(name).save(named=True))
+
+
+UPLOAD_TEMPLATE = '''"""Upload this spec to the Trajectory platform (needs traj2env installed and TRAJECTORY_API_KEY).
+
+    python upload.py --agent-name YOUR_AGENT_NAME [--name "traj2env tasks"] [--no-build]
+"""
+
+import argparse
+from pathlib import Path
+
+from trajectory import Client
+
+from traj2env_assets.trajectory_export.push import DEFAULT_BENCHMARK_NAME, push_spec
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--agent-name", required=True)
+parser.add_argument("--name", default=DEFAULT_BENCHMARK_NAME)
+parser.add_argument("--no-build", action="store_true", help="upload without building the image")
+args = parser.parse_args()
+uploaded = push_spec(
+    Client(), Path(__file__).resolve().parent, agent_name=args.agent_name, name=args.name,
+    build_images=not args.no_build,
+)
+print(uploaded.bench_id)
+'''

@@ -1,0 +1,103 @@
+"""A check run counts as passed or failed only on positive evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.checks import parse_check_result, recognise_check
+from traj2env_assets.families.repair.candidates import mine_repair_candidates
+from traj2env_assets_tests.families.conftest import record_for
+from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use
+
+CWD = "/home/dev/calc"
+BUGGY = "def add(a, b):\n    return a - b\n"
+TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+FAILURE = (
+    "Exit code 1\n============ FAILURES ============\nFAILED test_calc.py::test_add - assert -1 == 5\n"
+    "1 failed in 0.01s"
+)
+
+
+def _session_lines() -> list[dict]:
+    ts = "2026-03-01T10:00:{:02d}Z"
+    lines = [claude_line("user", "u0", "fix add", ts=ts.format(0))]
+    calls = [
+        ("w1", "Write", {"file_path": f"{CWD}/calc.py", "content": BUGGY}, "File created", False),
+        ("w2", "Write", {"file_path": f"{CWD}/test_calc.py", "content": TEST}, "File created", False),
+        ("b1", "Bash", {"command": "python -m pytest -q"}, FAILURE, True),
+        ("e1", "Edit", {"file_path": f"{CWD}/calc.py", "old_string": "a - b", "new_string": "a + b"}, "ok", False),
+        ("b2", "Bash", {"command": "python -m pytest -q"}, "1 passed in 0.01s", False),
+    ]
+    for index, (call_id, name, arguments, output, is_error) in enumerate(calls, start=1):
+        lines.append(claude_line("assistant", f"a{index}", [tool_use(call_id, name, **arguments)], ts=ts.format(2 * index)))
+        lines.append(
+            claude_line("user", f"r{index}", [tool_result(call_id, output, is_error)], ts=ts.format(2 * index + 1))
+        )
+    return lines
+
+
+def _write(path: Path, lines: list[dict], cut_last: bool) -> Path:
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    if cut_last:
+        last = json.dumps(lines[-1])
+        text = text[: -len(last) - 1] + last[: len(last) // 2]
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("cut_last", "expected"), [(False, 1), (True, 0)])
+def test_a_rerun_whose_result_was_cut_off_is_not_a_pass(tmp_path: Path, cut_last: bool, expected: int) -> None:
+    log = _write(tmp_path / "session.jsonl", _session_lines(), cut_last)
+    record = record_for(log, tmp_path / "record")
+    rerun = list(record.shell_commands())[-1]
+    assert rerun.command == "python -m pytest -q"
+    assert len(mine_repair_candidates(record, "cc-cut")) == expected
+
+
+def test_an_unknown_run_breaks_the_pair(tmp_path: Path) -> None:
+    lines = _session_lines()
+    # A re-run between the failure and the pass whose result was never recorded.
+    lines[7:7] = [
+        claude_line("assistant", "ax", [tool_use("bx", "Bash", command="python -m pytest -q")], ts="2026-03-01T10:00:07Z")
+    ]
+    record = record_for(_write(tmp_path / "session.jsonl", lines, cut_last=False), tmp_path / "record")
+    assert [c.command for c in list(record.shell_commands())].count("python -m pytest -q") == 3
+    assert mine_repair_candidates(record, "cc-gap") == []
+
+
+@pytest.mark.parametrize(
+    ("output", "exit_code", "outcome"),
+    [
+        ("", None, "unknown"),
+        ("collecting ...", None, "unknown"),
+        ("3 passed in 0.02s", None, "passed"),
+        ("1 failed, 2 passed in 0.02s", None, "failed"),
+        ("", 0, "passed"),
+        ("", 1, "failed"),
+        ("tail of output\nCommand exited with code 2", None, "failed"),
+    ],
+)
+def test_outcome_needs_an_exit_code_or_a_runner_summary(output: str, exit_code: int | None, outcome: str) -> None:
+    check = recognise_check("python -m pytest -q", {})
+    assert check is not None
+    assert parse_check_result(check, output, exit_code).outcome == outcome
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "outcome"),
+    [
+        ("python -m unittest", "...\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK\n", "passed"),
+        ("node --test", "\u2139 tests 4\n\u2139 pass 4\n\u2139 fail 0\n", "passed"),
+        ("node --test", "\u2139 tests 4\n\u2139 pass 3\n\u2139 fail 1\n", "failed"),
+        ("ruff check .", "All checks passed!\n", "passed"),
+        ("mypy src", "Success: no issues found in 4 source files\n", "passed"),
+        ("npx tsc --noEmit", "", "unknown"),
+    ],
+)
+def test_runner_summaries_without_an_exit_code(command: str, output: str, outcome: str) -> None:
+    check = recognise_check(command + " 2>&1 | tail -5", {})
+    assert check is not None and check.piped
+    assert parse_check_result(check, output, 0).outcome == outcome

@@ -1,0 +1,254 @@
+"""The extend family without Docker: mining the multi-request samples, the recorded and llm
+task specs, the changed-code mutants, the calibration judgement and the split verdict."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import subprocess
+import sys
+import zlib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.families.contract import CandidateRejected, ProbeResult, TaskSource
+from traj2env_assets.families.extend.calibration import calibration_plan, judge
+from traj2env_assets.families.extend.candidates import (
+    ExtendCandidate,
+    mine_extend_candidates,
+)
+from traj2env_assets.families.extend.changed_code import (
+    changed_code_mutants,
+    changed_lines,
+)
+from traj2env_assets.families.extend.contract_text import recorded_contract
+from traj2env_assets.families.extend.proposal import ExtendProposal
+from traj2env_assets.families.extend.pytests import test_functions as functions_of
+from traj2env_assets.families.extend.task import extend_task_spec, proposal_test_path
+from traj2env_assets.harbor.task_spec import VerifierSpec
+from traj2env_assets.mutation.probes import MARKER
+
+SOURCE = TaskSource(partition_key="session", source_model=None, org="local")
+FEATURE = ["claude-code/python-extend-feature.jsonl", "codex/python-extend-feature.jsonl"]
+
+
+@pytest.fixture
+def feature(sample_record) -> ExtendCandidate:
+    return mine_extend_candidates(sample_record(FEATURE[1]), "session")[0].candidate
+
+
+@pytest.mark.parametrize("sample", FEATURE)
+def test_each_later_request_is_a_candidate_with_recorded_new_and_existing_tests(sample_record, sample: str) -> None:
+    second, third = mine_extend_candidates(sample_record(sample), "session")
+
+    assert (second.task_id, second.drop, third.task_id) == ("session-extend-2", None, "session-extend-3")
+    candidate = second.candidate
+    assert sorted(candidate.changed_files) == ["numstats.py", "tests/test_spread.py"]
+    assert len(candidate.recorded_new_tests) == 11
+    assert all(t.startswith("tests/test_spread.py::test_") for t in candidate.recorded_new_tests)
+    existing_file = "tests/test_numstats.py"
+    assert candidate.recorded_existing_tests == sorted(functions_of(existing_file, candidate.base_files[existing_file]))
+    assert len(candidate.recorded_existing_tests) == 6
+    assert "mode(" not in candidate.base_files["numstats.py"]
+    assert (third.drop.reason if third.drop else None) == "not_python"
+
+
+def test_a_test_the_request_rewrote_is_new_not_existing(sample_record) -> None:
+    [mined] = mine_extend_candidates(sample_record("claude-code/python-extend-shared-test-file.jsonl"), "session")
+    candidate = mined.candidate
+    assert len(candidate.recorded_new_tests) == 5
+    assert len(candidate.recorded_existing_tests) == 6
+    assert not set(candidate.recorded_new_tests) & set(candidate.recorded_existing_tests)
+
+
+def test_single_request_sessions_have_no_extend_candidate(sample_record) -> None:
+    assert mine_extend_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "session") == []
+
+
+def test_a_project_over_the_prompt_limit_is_project_too_large(sample_record, monkeypatch) -> None:
+    from traj2env_assets.families.extend import candidates
+
+    monkeypatch.setattr(candidates, "MAX_PROMPT_CHARS", 1000)
+    second, _ = mine_extend_candidates(sample_record(FEATURE[0]), "session")
+    assert second.drop is not None and second.drop.reason == "project_too_large"
+
+
+def test_pytest_ids_leave_out_parametrized_tests_and_classes_with_init() -> None:
+    source = (
+        "import pytest\n\n"
+        "def test_a():\n    pass\n\n"
+        "@pytest.mark.parametrize('x', [1, 2])\ndef test_p(x):\n    pass\n\n"
+        "class TestGroup:\n    def test_b(self):\n        pass\n    def helper(self):\n        pass\n\n"
+        "class TestInit:\n    def __init__(self):\n        pass\n    def test_c(self):\n        pass\n"
+    )
+    assert sorted(functions_of("tests/test_x.py", source)) == ["tests/test_x.py::TestGroup::test_b", "tests/test_x.py::test_a"]
+    assert functions_of("tests/test_bad.py", "def test_(:\n") == {}
+
+
+def test_recorded_spec_splits_new_and_existing_tests_and_hides_the_new_ones(feature: ExtendCandidate) -> None:
+    spec = extend_task_spec(feature, None, SOURCE)
+
+    assert spec.tests.reward == "split"
+    assert spec.tests.tracked_test_ids == feature.recorded_new_tests
+    assert spec.tests.gate_test_ids == feature.recorded_existing_tests
+    assert sorted(spec.tests.test_files) == ["tests/test_spread.py"]
+    assert "tests/test_spread.py" not in spec.project_files
+    assert sorted(spec.solution_files) == ["numstats.py"]
+    assert spec.project_files["numstats.py"].decode() == feature.base_files["numstats.py"]
+    # The instruction is the request plus the contract; no test leaks into it.
+    assert spec.instruction.startswith(feature.request.strip())
+    assert "`def variance(values)`: The population variance" in spec.instruction
+    assert "assert" not in spec.instruction
+
+
+def test_recorded_contract_names_new_and_changed_public_code_only() -> None:
+    base = {"m.py": "def keep():\n    return 1\n\ndef change():\n    return 1\n"}
+    changed = {"m.py": "def keep():\n    return 1\n\ndef change():\n    return 2\n\ndef _hidden():\n    pass\n\n"
+                       "class Shape:\n    '''A shape.'''\n    def area(self) -> float:\n        return 0.0\n",
+               "tests/test_m.py": "def test_x():\n    pass\n"}
+    text = recorded_contract(base, changed, ["old.py"])
+    assert "`def change()`" in text and "`class Shape`: A shape." in text and "method `def area(self) -> float`" in text
+    assert "keep" not in text and "_hidden" not in text and "test_m" not in text
+    assert "`old.py` (removed)" in text
+
+
+def test_too_few_recorded_new_tests_is_weak_tests(feature: ExtendCandidate) -> None:
+    few = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:4]})
+    with pytest.raises(CandidateRejected) as rejected:
+        extend_task_spec(few, None, SOURCE)
+    assert rejected.value.drop.reason == "weak_tests"
+
+
+def test_llm_spec_tracks_the_models_test_module(feature: ExtendCandidate) -> None:
+    module = "from numstats import mode\n\n" + "".join(
+        f"def test_mode_{i}():\n    assert mode([{i}, {i}, 0]) == {i}\n\n" for i in range(1, 7)
+    )
+    spec = extend_task_spec(feature, ExtendProposal(contract="Add `mode(values)`.", test_module=module), SOURCE)
+
+    path = proposal_test_path(feature)
+    assert path == "tests/test_request_2.py"
+    assert spec.tests.tracked_test_ids == [f"{path}::test_mode_{i}" for i in range(1, 7)]
+    assert spec.tests.test_files == {path: module}  # the session's own test module is not hidden
+    assert "Add `mode(values)`." in spec.instruction
+
+
+def test_mutants_cover_only_the_changed_functions(feature: ExtendCandidate) -> None:
+    lines = changed_lines(feature)["numstats.py"]
+    source = feature.changed_files["numstats.py"].splitlines()
+    assert source[min(line for line in lines if source[line - 1].strip()) - 1].startswith("def mode(")
+    mutants = changed_code_mutants(feature)
+    assert mutants and all(m.path == "numstats.py" and m.line in lines for m in mutants)
+    assert not any("median" in source[m.line - 1] or "mean of an empty" in source[m.line - 1] for m in mutants)
+
+
+def test_verifier_spec_keeps_gate_tests_to_split_mode() -> None:
+    with pytest.raises(ValueError):
+        VerifierSpec(runner="pytest", tracked_test_ids=["t.py::a"], gate_test_ids=["t.py::b"], reward="fraction")
+    with pytest.raises(ValueError):
+        VerifierSpec(runner="pytest", tracked_test_ids=["t.py::a"], gate_test_ids=["t.py::a"], reward="split")
+
+
+# ----------------------------------------------------------------- calibration judgement
+
+
+def _result(name: str, text: str, timed_out: bool = False) -> ProbeResult:
+    return ProbeResult(name=name, exit_code=0, timed_out=timed_out, output_tail=text, seconds=1.0)
+
+
+def _split(new: str, existing: str, **summary: list[str]) -> str:
+    body = {"not_passed": [], "collect_errors": [], "not_loaded_before": [], **summary}
+    return f"T2E-NEW {new}\nT2E-EXISTING {existing}\nT2E-SUMMARY {json.dumps(body)}\n"
+
+
+def _mutation(statuses: str) -> str:
+    report = {"baseline": "passed", "statuses": statuses, "total_s": 3.0}
+    return MARKER + base64.b64encode(zlib.compress(json.dumps(report).encode())).decode()
+
+
+def _results(base: str, reference: str, mutants: str | None) -> dict[str, ProbeResult]:
+    results = {"base": _result("base", base), "reference_1": _result("reference_1", reference),
+               "reference_2": _result("reference_2", reference)}
+    if mutants is not None:
+        results["mutants"] = _result("mutants", mutants)
+    return results
+
+
+def test_judge_keeps_a_discriminating_split_with_strong_tests(feature: ExtendCandidate) -> None:
+    count = len(changed_code_mutants(feature))
+    verdict = judge(feature, _results(_split("FFFFFE", "PPP"), _split("PPPPPP", "PPP"), _mutation("k" * (count - 1) + "s")))
+    assert verdict.drop is None
+    assert (verdict.facts["discriminating_tests"], verdict.facts["mutants"]) == (6, count)
+    assert verdict.facts["kill_rate"] == round((count - 1) / count, 3)
+
+
+@pytest.mark.parametrize(
+    ("base", "reference", "statuses", "reason"),
+    [
+        (_split("FFFFFF", "PPP"), "pytest crashed", "k", "calibration_failed"),
+        (_split("MMMMMM", "PPP", not_loaded_before=["tests/test_a.py"]), _split("PPPPPP", "PPP"), "k", "tests_not_collected_before"),
+        (_split("FFFFFF", "PPP"), _split("PPPPPF", "PPP"), "k", "tests_fail_on_reference"),
+        (_split("FFFFFF", "PFP"), _split("PPPPPP", "PPP"), "k", "existing_tests_fail"),
+        (_split("FFFFFP", "PPP"), _split("PPPPPP", "PPP"), "k", "weak_tests"),
+        (_split("FFFF", "PPP"), _split("PPPP", "PPP"), "k", "weak_tests"),
+        (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), "s", "weak_tests"),
+        (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), None, "calibration_failed"),
+    ],
+)
+def test_judge_drops_with_the_first_reason_that_holds(
+    feature: ExtendCandidate, base: str, reference: str, statuses: str | None, reason: str
+) -> None:
+    count = len(changed_code_mutants(feature))
+    mutants = None if statuses is None else _mutation(statuses * count)
+    verdict = judge(feature, _results(base, reference, mutants))
+    assert verdict.drop is not None and verdict.drop.reason == reason
+
+
+def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: ExtendCandidate) -> None:
+    spec = extend_task_spec(feature, None, SOURCE)
+    plan = calibration_plan(feature, spec)
+    assert [probe.name for probe in plan.probes] == ["base", "reference_1", "reference_2", "mutants"]
+    base, reference = plan.probes[0], plan.probes[1]
+    assert "/workspace/tests/test_spread.py" in base.files and "/workspace/numstats.py" not in base.files
+    assert reference.files["/workspace/numstats.py"] == feature.changed_files["numstats.py"].encode()
+
+
+# ----------------------------------------------------------------- the split verdict
+
+
+def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: list[str]) -> dict:
+    key = "ab" * 32
+    lines = []
+    records = [{"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()]
+    records.append({"kind": "end", "exit_code": 0})
+    for seq, record in enumerate(records, 1):
+        body = json.dumps({**record, "seq": seq})
+        lines.append(json.dumps({"body": body, "mac": hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()}))
+    (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "tracked.txt").write_text("\n".join(new) + "\n")
+    (tmp_path / "gate.txt").write_text("".join(f"{g}\n" for g in gate))
+    (tmp_path / "sentinels.txt").write_text("")
+    (tmp_path / "tamper.json").write_text('{"findings": []}')
+    script = resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py"
+    subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "results.jsonl"), key, str(tmp_path / "tracked.txt"),
+         str(tmp_path / "sentinels.txt"), "split", str(tmp_path / "tamper.json"), str(tmp_path), str(tmp_path / "gate.txt")],
+        check=True,
+    )
+    return json.loads((tmp_path / "verdict.json").read_text())
+
+
+def test_split_reward_is_the_share_of_new_tests_when_every_existing_test_passes(tmp_path: Path) -> None:
+    verdict = _verdict(tmp_path, {"n1": "passed", "n2": "failed", "n3": "passed", "n4": "passed", "e1": "passed"},
+                       ["n1", "n2", "n3", "n4"], ["e1"])
+    assert (verdict["reward"], verdict["reason"]) == (0.75, "fraction_passed")
+
+
+@pytest.mark.parametrize("existing", ["failed", "skipped", None])
+def test_split_reward_is_0_when_an_existing_test_does_not_pass(tmp_path: Path, existing: str | None) -> None:
+    outcomes = {"n1": "passed", "n2": "passed"} | ({"e1": existing} if existing else {})
+    verdict = _verdict(tmp_path, outcomes, ["n1", "n2"], ["e1"])
+    assert (verdict["reward"], verdict["reason"]) == (0.0, "existing_tests_not_passed")

@@ -1,0 +1,77 @@
+"""dataset.json and splits.json: source-disjoint, seeded, stable across reruns."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.harbor.dataset import (
+    MANIFEST_FILE,
+    SPLITS_FILE,
+    assign_splits,
+    read_manifest,
+    task_content_hash,
+    write_dataset,
+)
+from traj2env_assets.harbor.writer import write_task
+from traj2env_assets_tests.docker.sample_tasks import python_task
+
+
+def _publish(destination: Path, task_id: str, source: str) -> None:
+    spec = python_task(task_id, marker=task_id).model_copy(update={"source_trace": source})
+    write_task(spec, destination)
+
+
+def test_sources_split_disjointly_with_about_fifteen_percent_in_test() -> None:
+    sources = [f"session-{n:03d}" for n in range(200)]
+    splits = assign_splits(None, sources)
+    test = [s for s, split in splits.sources.items() if split == "test"]
+    assert len(test) == 30  # 15 % of 200
+    assert assign_splits(None, list(reversed(sources))) == splits  # seeded: input order does not matter
+    assert assign_splits(None, sources, seed=16) != splits
+
+
+def test_reruns_keep_every_assignment_and_new_sources_fill_the_share() -> None:
+    first = assign_splits(None, [f"s{n}" for n in range(20)])
+    second = assign_splits(first, [f"s{n}" for n in range(40)])
+    assert {s: second.sources[s] for s in first.sources} == first.sources
+    assert sum(split == "test" for split in second.sources.values()) == 6  # round(0.15 * 40)
+
+
+def test_manifest_lists_tasks_with_hashes_and_keeps_splits_on_rerun(tmp_path: Path) -> None:
+    destination = tmp_path / "tasks"
+    for n in range(7):
+        _publish(destination, f"calc-{n}-a", f"session-{n}")
+    _publish(destination, "calc-0-b", "session-0")  # a second task from one source
+    (destination / "stray").mkdir()
+    manifest = write_dataset(destination)
+    by_id = {task.task_id: task for task in manifest.tasks}
+    assert len(by_id) == 8 and by_id["calc-0-a"].family == "repair"
+    assert by_id["calc-0-a"].split == by_id["calc-0-b"].split
+    assert by_id["calc-3-a"].content_hash == task_content_hash(destination / "calc-3-a")
+    assert by_id["calc-3-a"].content_hash != by_id["calc-4-a"].content_hash
+    assert [s.path for s in manifest.skipped] == ["stray"]
+    for split in ("train", "test"):
+        other = "test" if split == "train" else "train"
+        sources = {t.source_trace for t in manifest.split_of(split)}
+        assert sources.isdisjoint(t.source_trace for t in manifest.split_of(other))
+    assert len(manifest.split_of("test")) >= 1
+    assert read_manifest(destination) == manifest
+    # A rerun with more sources moves no task; removing a task does not reshuffle the rest.
+    shutil.rmtree(destination / "calc-1-a")
+    for n in range(7, 20):
+        _publish(destination, f"calc-{n}-a", f"session-{n}")
+    rerun = write_dataset(destination)
+    assert all(t.split == by_id[t.task_id].split for t in rerun.tasks if t.task_id in by_id)
+    assert json.loads((destination / SPLITS_FILE).read_text())["sources"]["session-1"] == by_id["calc-1-a"].split
+    assert (destination / MANIFEST_FILE).is_file()
+
+
+def test_a_changed_seed_does_not_silently_move_tasks(tmp_path: Path) -> None:
+    _publish(tmp_path, "calc-0", "session-0")
+    write_dataset(tmp_path)
+    with pytest.raises(ValueError, match="delete it to reassign"):
+        write_dataset(tmp_path, seed=99)

@@ -1,0 +1,79 @@
+"""A large trajectory is replayed a step at a time: the same record as a whole-document replay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.formats.stage import trajectory_json
+from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets.replay import stream
+from traj2env_assets.replay.engine import replay_streamed
+from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_streamed
+from traj2env_assets_tests.conftest import REAL_FIXTURES
+
+
+def _records(directory: Path) -> tuple[dict, list[str]]:
+    record = json.loads((directory / "record.json").read_text(encoding="utf-8"))
+    manifests = (directory / "manifests.jsonl").read_text(encoding="utf-8").splitlines()
+    return record, manifests
+
+
+@pytest.mark.parametrize(
+    ("relative", "steps_last"),
+    [
+        ("pi-mono/before-compaction.jsonl", True),
+        ("session-share/general-tool-calls.jsonl", False),
+        ("localpush-codex/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl", True),
+    ],
+)
+def test_streamed_replay_writes_the_same_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: str, steps_last: bool
+) -> None:
+    trajectory = convert_source(REAL_FIXTURES / relative).trajectory
+    assert trajectory is not None
+    path = tmp_path / "trajectory.json"
+    # As the conversion stage writes it (steps last), or as ATIF orders it (steps first).
+    text = trajectory_json(trajectory) if steps_last else trajectory.model_dump_json(exclude_none=True)
+    path.write_text(text, encoding="utf-8")
+    # Small windows: values are cut at chunk edges all the time.
+    monkeypatch.setattr(stream, "CHUNK_CHARS", 4096)
+
+    write_record(replay_trajectory(trajectory), tmp_path / "whole")
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    write_record(replay_streamed(read_streamed(path, steps_last=steps_last), spill), tmp_path / "streamed")
+
+    assert _records(tmp_path / "streamed") == _records(tmp_path / "whole")
+    assert list(spill.iterdir()) == []
+    loaded = ReplayRecord.load(tmp_path / "streamed")
+    assert loaded.fidelity.events == len(loaded.timeline) > 0
+
+
+def test_steps_before_other_keys_are_read_in_two_passes(tmp_path: Path) -> None:
+    trajectory = convert_source(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl").trajectory
+    document = trajectory.model_dump(mode="json", exclude_none=True)
+    steps = document.pop("steps")
+    step_ids = [step.step_id for step in trajectory.steps]
+    last = tmp_path / "steps_last.json"
+    last.write_text(json.dumps({**document, "steps": steps}), encoding="utf-8")
+    first = tmp_path / "steps_first.json"
+    first.write_text(json.dumps({"steps": steps, **document}), encoding="utf-8")
+    for path, hint in ((last, True), (last, False), (first, False)):
+        streamed = read_streamed(path, steps_last=hint)
+        assert streamed.header.extra == trajectory.extra
+        assert [step.step_id for step in streamed.steps()] == step_ids
+    # A wrong hint is noticed, not silently missing the keys after the steps.
+    with pytest.raises(StepsNotLast):
+        list(read_streamed(first, steps_last=True).steps())
+
+
+@pytest.mark.parametrize("text", ['{"steps": [{"step_id": 1', '{"session_id": "x"}', "[]"])
+def test_broken_documents_are_stream_errors(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(StreamError):
+        list(read_streamed(path).steps())

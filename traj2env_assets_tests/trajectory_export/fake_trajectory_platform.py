@@ -1,0 +1,345 @@
+"""A local fake of the Trajectory platform endpoints that trajectory-sdk 0.9.31 calls.
+
+Served on 127.0.0.1 by a thread; every request is recorded. It checks what the real
+API's schema checks (the installed SDK's ``resources/`` give the paths and bodies):
+the API key and version headers, exact body keys (unknown keys are a 422, as the
+server's ``additionalProperties: false``), ``X-Trajectory-Id`` on chat calls, reward
+ranges, artifact sizes and MD5s on the signed-URL PUTs (which carry no API key), and
+409 ``trajectory_already_terminal`` after completion. The model behind
+``/v1/chat/completions`` is scripted: a list of replies, one per call.
+
+Benchmark ingestion (``push``) is served with per-file signed PUT URLs; ``finalize``
+answers with a terminal status so ``push`` returns without polling.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, Field
+
+API_KEY = "fake-session-key"
+MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
+TERMINATION_REASONS = {"TIMEOUT", "ENV_DONE", "MAX_STEPS", "TRUNCATION", "LIMIT_REACHED", "STALE", "ERROR",
+                       "MISSING_SUBMIT"}
+CHAT_KEYS = {"model", "messages", "stream", "disable_thinking", "temperature", "max_tokens", "top_p", "tools",
+             "tool_choice"}
+
+
+class RecordedRequest(BaseModel):
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any = None
+    status: int = 0
+
+
+class TrajectoryRecord(BaseModel):
+    tid: str
+    status: str = "running"
+    termination_reason: str | None = None
+    rewards: list[dict[str, Any]] = Field(default_factory=list)
+    events: list[dict[str, Any]] = Field(default_factory=list)
+    artifacts: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    chat_requests: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class PlatformError(Exception):
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def tool_call_reply(command: str, call_id: str | None = None) -> dict[str, Any]:
+    """A scripted assistant reply asking for one shell command."""
+    return {
+        "finish_reason": "tool_calls",
+        "message": {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{
+                "id": call_id or f"call_{uuid.uuid4().hex[:8]}",
+                "type": "function",
+                "function": {"name": "shell", "arguments": json.dumps({"command": command})},
+            }],
+        },
+    }
+
+
+def final_reply(text: str = "Done.", finish_reason: str = "stop") -> dict[str, Any]:
+    return {"finish_reason": finish_reason, "message": {"role": "assistant", "content": text}}
+
+
+class FakeTrajectoryPlatform:
+    def __init__(self, replies: list[dict[str, Any]] | None = None) -> None:
+        self.replies = list(replies or [])
+        self.requests: list[RecordedRequest] = []
+        self.trajectories: dict[str, TrajectoryRecord] = {}
+        self.session_tid = f"traj_{uuid.uuid4().hex[:12]}"
+        self.blobs: dict[str, bytes] = {}
+        self.ingestions: dict[str, dict[str, Any]] = {}
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def trajectory(self) -> TrajectoryRecord:
+        return self.trajectories[self.session_tid]
+
+    def paths(self) -> list[str]:
+        return [f"{r.method} {r.path}" for r in self.requests]
+
+    # --- routing -------------------------------------------------------------------
+
+    def handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        if path.startswith("/_blob/"):
+            if "x-api-key" in headers:
+                raise PlatformError(400, "credential_on_signed_url", "signed URLs take no API key")
+            return self._blob(method, path, headers, raw)
+        if headers.get("x-api-key") != API_KEY:
+            raise PlatformError(401, "unauthorized", "missing or wrong X-API-Key")
+        if headers.get("trajectory-api-version") is None:
+            raise PlatformError(400, "missing_api_version", "Trajectory-API-Version header required")
+        body = json.loads(raw) if raw else None
+        parts = [p for p in path.split("/") if p]
+        if method == "POST" and path == "/api/v1/trajectories":
+            return self._create(body, headers)
+        if method == "POST" and path == "/v1/chat/completions":
+            return self._chat(body, headers)
+        if parts[:3] == ["api", "v1", "trajectories"] and len(parts) >= 5 and method == "POST":
+            return self._trajectory_call(parts[3], parts[4:], body)
+        if parts[:3] == ["api", "v1", "benchmark-ingestion"]:
+            return self._ingestion(method, parts[3:], body, headers)
+        raise PlatformError(404, "not_found", f"no route {method} {path}")
+
+    def _create(self, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+        _keys(body or {}, required=set(), allowed={"agent_id"})
+        if "idempotency-key" not in headers:
+            raise PlatformError(400, "missing_idempotency_key", "Idempotency-Key header required")
+        # With a managed session key every create returns the rollout's precreated trajectory.
+        self.trajectories.setdefault(self.session_tid, TrajectoryRecord(tid=self.session_tid))
+        return 200, {"tid": self.session_tid}
+
+    def _live(self, tid: str) -> TrajectoryRecord:
+        record = self.trajectories.get(tid)
+        if record is None:
+            raise PlatformError(404, "trajectory_not_found", f"no trajectory {tid}")
+        if record.status != "running":
+            raise PlatformError(409, "trajectory_already_terminal", f"trajectory {tid} is {record.status}")
+        return record
+
+    def _chat(self, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+        record = self._live(headers.get("x-trajectory-id", ""))
+        _keys(body, required={"model", "messages"}, allowed=CHAT_KEYS)
+        calls_seen: set[str] = set()
+        for message in body["messages"]:
+            role = message.get("role")
+            if role not in {"system", "user", "assistant", "tool"}:
+                raise PlatformError(422, "invalid_message", f"bad role {role!r}")
+            for call in message.get("tool_calls") or []:
+                _keys(call, required={"id", "type", "function"}, allowed={"id", "type", "function"})
+                if not isinstance(call["function"].get("arguments"), str):
+                    raise PlatformError(422, "invalid_message", "tool call arguments must be a JSON string")
+                calls_seen.add(call["id"])
+            if role == "tool" and message.get("tool_call_id") not in calls_seen:
+                raise PlatformError(422, "invalid_message", "tool message answers no earlier tool call")
+        record.chat_requests.append(body)
+        if not self.replies:
+            raise PlatformError(500, "script_exhausted", "the scripted model has no reply left")
+        reply = self.replies.pop(0)
+        if "error_status" in reply:
+            raise PlatformError(reply["error_status"], "upstream_error", "scripted model failure")
+        return 200, {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:8]}",
+            "object": "chat.completion",
+            "created": int(datetime.now(UTC).timestamp()),
+            "model": body["model"],
+            "choices": [{"index": 0, "message": reply["message"], "finish_reason": reply["finish_reason"]}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+    def _trajectory_call(self, tid: str, rest: list[str], body: Any) -> tuple[int, Any]:
+        record = self._live(tid)
+        if rest == ["artifacts"]:
+            _keys(body, required={"media_type", "size_bytes", "md5"}, allowed={"media_type", "size_bytes", "md5"})
+            if not 0 <= body["size_bytes"] <= MAX_ARTIFACT_BYTES:
+                raise PlatformError(422, "artifact_too_large", "size_bytes must be at most 16 MiB")
+            if len(base64.b64decode(body["md5"])) != 16:
+                raise PlatformError(422, "invalid_md5", "md5 must be base64 of the raw digest")
+            artifact_id = f"art_{uuid.uuid4().hex[:10]}"
+            record.artifacts[artifact_id] = {**body, "uploaded": False, "completed": False}
+            return 200, {
+                "artifact_id": artifact_id,
+                "upload_url": f"{self.base_url}/_blob/artifacts/{tid}/{artifact_id}",
+                "headers": {"Content-Type": body["media_type"], "Content-MD5": body["md5"]},
+            }
+        if len(rest) == 3 and rest[0] == "artifacts" and rest[2] == "complete":
+            if body is not None:
+                raise PlatformError(422, "unexpected_body", "complete_upload takes no body")
+            artifact = record.artifacts.get(rest[1])
+            if artifact is None or not artifact["uploaded"]:
+                raise PlatformError(409, "artifact_not_uploaded", "PUT the bytes before completing")
+            artifact["completed"] = True
+            return 200, {"artifact_id": rest[1], "media_type": artifact["media_type"],
+                         "size_bytes": artifact["size_bytes"], "md5": artifact["md5"],
+                         "created_at": datetime.now(UTC).isoformat()}
+        if rest == ["events"]:
+            _keys(body, required={"event_id", "name"}, allowed={"event_id", "name", "payload"})
+            if len(body["event_id"]) > 63:
+                raise PlatformError(422, "invalid_event_id", "event_id is at most 63 characters")
+            record.events.append(body)
+            return 200, {"ok": True, "trajectory_id": tid, "status": record.status}
+        if rest == ["rewards"]:
+            _keys(body, required={"reward_id", "name", "value", "min_value", "max_value"},
+                  allowed={"reward_id", "name", "value", "min_value", "max_value", "explanation", "weight"})
+            if not 1 <= len(body["name"]) <= 64 or not body["min_value"] <= body["value"] <= body["max_value"]:
+                raise PlatformError(422, "invalid_reward", "reward name or range invalid")
+            record.rewards.append(body)
+            return 200, {"ok": True, "trajectory_id": tid, "status": record.status}
+        if rest == ["complete"]:
+            _keys(body or {}, required=set(), allowed={"termination_reason"})
+            reason = (body or {}).get("termination_reason", "ENV_DONE")
+            if reason not in TERMINATION_REASONS:
+                raise PlatformError(422, "invalid_termination_reason", f"{reason!r} cannot be sent")
+            record.status, record.termination_reason = "completed", reason
+            return 200, {"trajectory_id": tid, "status": "completed"}
+        raise PlatformError(404, "not_found", f"no trajectory route {rest}")
+
+    def _blob(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+        if method != "PUT":
+            raise PlatformError(405, "method_not_allowed", "signed URLs take PUT")
+        md5 = base64.b64encode(hashlib.md5(raw, usedforsecurity=False).digest()).decode()
+        if headers.get("content-md5") != md5:
+            raise PlatformError(400, "bad_digest", "Content-MD5 does not match the bytes")
+        parts = path.split("/")
+        if parts[2] == "artifacts":
+            artifact = self.trajectories[parts[3]].artifacts[parts[4]]
+            if len(raw) != artifact["size_bytes"] or md5 != artifact["md5"]:
+                raise PlatformError(400, "bad_digest", "bytes differ from the reserved upload")
+            artifact["uploaded"] = True
+        self.blobs[path.removeprefix("/_blob/")] = raw
+        return 200, None
+
+    def _ingestion(self, method: str, rest: list[str], body: Any, headers: dict[str, str]) -> tuple[int, Any]:
+        if method == "POST" and rest == ["sessions"]:
+            _keys(body, required={"bench_name", "metadata", "build_images", "upload_digest"},
+                  allowed={"bench_name", "metadata", "build_images", "upload_digest", "agent_id", "agent_name"})
+            if ("agent_id" in body) == ("agent_name" in body):
+                raise PlatformError(422, "agent_required", "exactly one of agent_id, agent_name")
+            op = f"op_{uuid.uuid4().hex[:10]}"
+            self.ingestions[op] = {"session": body, "declared": {}, "bench_id": f"bench_{uuid.uuid4().hex[:8]}"}
+            return 200, {"session_id": op, "bench_id": self.ingestions[op]["bench_id"], "accepted": False}
+        op = rest[1] if len(rest) > 1 else ""
+        ingestion = self.ingestions.get(op)
+        if ingestion is None:
+            raise PlatformError(404, "operation_not_found", op)
+        if method == "POST" and rest[0] == "sessions" and rest[2:] == ["uploads"]:
+            _keys(body, required={"files"}, allowed={"files", "upload_method"})
+            urls = []
+            for declared in body["files"]:
+                _keys(declared, required={"path", "content_type", "size_bytes", "md5", "kind"},
+                      allowed={"path", "content_type", "size_bytes", "md5", "kind"})
+                ingestion["declared"][declared["path"]] = declared
+                urls.append({"path": declared["path"], "url": f"{self.base_url}/_blob/bench/{op}/{declared['path']}",
+                             "headers": {"Content-MD5": declared["md5"]}})
+            return 200, {"urls": urls}
+        if method == "POST" and rest[0] == "sessions" and rest[2:] == ["finalize"]:
+            _keys(body, required={"object_count", "part_count"}, allowed={"object_count", "part_count"})
+            uploaded = {p.removeprefix(f"bench/{op}/") for p in self.blobs if p.startswith(f"bench/{op}/")}
+            if uploaded != set(ingestion["declared"]) or body["object_count"] != len(uploaded):
+                raise PlatformError(409, "uploads_incomplete", "not every declared file was uploaded")
+            return 200, self._operation(op)
+        if method == "GET" and rest[0] == "operations":
+            return 200, self._operation(op)
+        raise PlatformError(404, "not_found", f"no ingestion route {rest}")
+
+    def _operation(self, op: str) -> dict[str, Any]:
+        ingestion = self.ingestions[op]
+        tasks = self.uploaded_tasks(op)
+        return {"operation_id": op, "bench_id": ingestion["bench_id"], "status": "succeeded", "stage": "registering",
+                "attempt": 1, "max_attempts": 1, "build_images": ingestion["session"]["build_images"],
+                "registered_tasks": len(tasks), "total_tasks": len(tasks), "task_count": len(tasks), "ready": True}
+
+    def uploaded_tasks(self, op: str) -> list[dict[str, Any]]:
+        return [task for path, raw in sorted(self.blobs.items()) if path.startswith(f"bench/{op}/parts/")
+                for task in json.loads(raw)]
+
+    def uploaded_files(self, op: str) -> dict[str, bytes]:
+        prefix = f"bench/{op}/"
+        return {p.removeprefix(prefix): raw for p, raw in self.blobs.items()
+                if p.startswith(prefix) and not p.startswith(f"{prefix}parts/")}
+
+    # --- HTTP plumbing -------------------------------------------------------------
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        platform = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                path = urlsplit(self.path).path
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                recorded = RecordedRequest(method=self.command, path=path, headers=headers)
+                with platform.lock:
+                    try:
+                        if raw and not path.startswith("/_blob/"):
+                            recorded.body = json.loads(raw)
+                        status, payload = platform.handle(self.command, path, headers, raw)
+                    except PlatformError as exc:
+                        status, payload = exc.status, {"error": {"type": "invalid_request_error", "code": exc.code,
+                                                                 "message": exc.message}}
+                    except (KeyError, TypeError, ValueError, IndexError) as exc:
+                        status, payload = 422, {"error": {"type": "invalid_request_error", "code": "invalid_body",
+                                                          "message": repr(exc)}}
+                    recorded.status = status
+                    platform.requests.append(recorded)
+                data = b"" if payload is None else json.dumps(payload).encode()
+                self.send_response(status)
+                # No retries on scripted errors: the harness must see the failure, not a retry.
+                self.send_header("Trajectory-Should-Retry", "false")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = _serve
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        return Handler
+
+
+def _keys(body: Any, *, required: set[str], allowed: set[str]) -> None:
+    if not isinstance(body, dict):
+        raise PlatformError(422, "invalid_body", "a JSON object is required")
+    missing, unknown = required - body.keys(), body.keys() - allowed
+    if missing or unknown:
+        raise PlatformError(422, "invalid_body", f"missing {sorted(missing)}, unknown {sorted(unknown)}")
+
+
+@contextmanager
+def running_platform(replies: list[dict[str, Any]] | None = None) -> Iterator[FakeTrajectoryPlatform]:
+    platform = FakeTrajectoryPlatform(replies)
+    platform.thread.start()
+    try:
+        yield platform
+    finally:
+        platform.server.shutdown()
+        platform.server.server_close()
