@@ -7,8 +7,10 @@ setup:
 run: setup
 	.venv/bin/traj2env generate --config examples/trajectory-to-env.yaml
 
+# Two workers (pytest-xdist): much of the suite waits on the engine, not the CPU. Work
+# units are test modules (traj2env_assets_tests/scheduling.py).
 test: setup
-	.venv/bin/python -m pytest
+	.venv/bin/python -m pytest -n 2 --dist loadscope
 
 dev: setup
 	mkdir -p workspace/.dagster && cp -n dagster.yaml workspace/.dagster/dagster.yaml || true

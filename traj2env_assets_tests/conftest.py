@@ -1,15 +1,28 @@
 """Shared test fixtures: the real agent logs copied from the public sources in fixtures/real/SOURCES.md,
-a local fake of the LLM providers' HTTP APIs, and the main command's run on the bundled samples."""
+a local fake of the LLM providers' HTTP APIs, and the main command's run on the bundled samples.
+
+The suite runs on two pytest-xdist workers (``make test``: ``-n 2 --dist loadscope``). Each
+test module is one work unit (module fixtures, such as the compose deployment, are made
+once), and the modules whose tests need ``example_run`` are one unit together, so the
+costliest Docker work of the suite runs once (``scheduling.py``). The task images the
+session built are removed by the controller at the very end, when no worker can still
+be using one.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
+import docker
 import pytest
+from docker.errors import APIError, DockerException, ImageNotFound
 
+from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
+from traj2env_assets_tests import timings
 from traj2env_assets_tests.example_run import ExampleRun, run_examples
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
+from traj2env_assets_tests.scheduling import ModuleScheduling
 
 REAL_FIXTURES = Path(__file__).parent / "fixtures" / "real"
 
@@ -34,14 +47,74 @@ def example_run(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixtur
     """``traj2env generate`` on every bundled sample, twice (Docker; shared by the end-to-end
     tests and the attack suite)."""
     run = run_examples(tmp_path_factory.mktemp("examples-run"))
-    request.config.stash[_EXAMPLE_RUN] = run
+    timings.record(request.config, "main command on the samples", run.timing())
     return run
 
 
-_EXAMPLE_RUN = pytest.StashKey[ExampleRun]()
-
-
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    if (run := config.stash.get(_EXAMPLE_RUN, None)) is not None:
-        terminalreporter.section("main command on the samples")
-        terminalreporter.write_line(run.timing())
+    timings.print_summary(terminalreporter, config)
+
+
+def pytest_testnodedown(node: object, error: object) -> None:
+    # In the controller, as each xdist worker finishes.
+    if (output := getattr(node, "workeroutput", None)) is not None:
+        timings.take_over(node.config, output)  # type: ignore[attr-defined]
+
+
+# The modules whose tests use ``example_run``: one work unit on one worker (checked below).
+EXAMPLE_RUN_MODULES = frozenset({
+    "traj2env_assets_tests/attacks/test_attack_suite.py",
+    "traj2env_assets_tests/attacks/test_harbor_attacks.py",
+    "traj2env_assets_tests/families/test_repair_end_to_end.py",
+})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        if "example_run" in item.fixturenames and module not in EXAMPLE_RUN_MODULES:
+            raise pytest.UsageError(f"{module} uses example_run: add it to EXAMPLE_RUN_MODULES")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    if config.getvalue("dist") != "loadscope":
+        return None
+    return ModuleScheduling(config, log, merged=EXAMPLE_RUN_MODULES)
+
+
+_TASK_IMAGES_BEFORE = pytest.StashKey[set[str]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not _is_worker(session.config) and (images := _task_images()) is not None:
+        session.config.stash[_TASK_IMAGES_BEFORE] = set(images)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    timings.hand_over(session.config)
+    before = session.config.stash.get(_TASK_IMAGES_BEFORE, None)
+    if _is_worker(session.config) or before is None:
+        return
+    client = docker.from_env()
+    for image_id in (_task_images() or set()) - before:
+        try:
+            client.images.remove(image_id, force=True)
+        except ImageNotFound:
+            continue
+        except APIError as exc:
+            # In use by a running container: another session's image on a shared engine.
+            if exc.status_code != 409:
+                raise
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _task_images() -> set[str] | None:
+    """The ids of the engine's task images, or None without a reachable engine."""
+    try:
+        images = docker.from_env().images.list(filters=project_filter())
+    except DockerException:
+        return None
+    return {image.id for image in images if image.labels.get(ROLE_LABEL) == "task-image"}

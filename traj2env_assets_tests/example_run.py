@@ -9,7 +9,9 @@ the pipeline publishes, and the costliest Docker work of the suite is done once.
 from __future__ import annotations
 
 import json
+import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -20,19 +22,17 @@ from traj2env_assets.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 EXAMPLE_CONFIG = EXAMPLES / "trajectory-to-env.yaml"
+SAMPLES = EXAMPLES / "trajectories"
+REPORT = Path("tasks") / "report.json"
 
 
 class ExampleRun(BaseModel):
     root: Path
     first: dict
-    second: dict
+    second: dict | None
     # Every trials.json of the workspace after the first run, with its mtime.
     trial_files: dict[Path, int]
-    seconds: tuple[float, float]
-
-    def timing(self) -> str:
-        first, second = self.seconds
-        return f"traj2env generate on {len(self.first['inputs'])} samples: {first:.1f} s, rerun {second:.1f} s"
+    seconds: tuple[float, float | None]
 
     @property
     def workspace(self) -> Path:
@@ -43,20 +43,40 @@ class ExampleRun(BaseModel):
         return self.root / "tasks"
 
     def published(self, family: str, session: str) -> Path | None:
-        """The task the first run published for ``session`` (``<format>/<file>`` under the
-        samples folder) in ``family``, if any."""
-        source = {item["partition_key"]: item["path"] for item in self.first["inputs"]}
-        for candidate in self.first["candidates"]:
-            path = Path(source[candidate["partition_key"]])
-            if candidate["kept"] and candidate["family"] == family and path.parts[-2:] == Path(session).parts:
-                return Path(candidate["published_path"])
-        return None
+        return published_task(self.first, family, session)
+
+    def timing(self) -> str:
+        first, second = self.seconds
+        rerun = f", rerun {second:.1f} s" if second is not None else ""
+        return f"traj2env generate on {len(self.first['inputs'])} samples: {first:.1f} s{rerun}"
 
 
-def run_examples(root: Path) -> ExampleRun:
+def published_task(report: dict, family: str, session: str) -> Path | None:
+    """The task a run's ``report`` says it published for ``session`` (``<format>/<file>``
+    under the samples folder) in ``family``, if any."""
+    source = {item["partition_key"]: item["path"] for item in report["inputs"]}
+    for candidate in report["candidates"]:
+        path = Path(source[candidate["partition_key"]])
+        if candidate["kept"] and candidate["family"] == family and path.parts[-2:] == Path(session).parts:
+            return Path(candidate["published_path"])
+    return None
+
+
+def read_report(root: Path) -> dict:
+    """The report of an earlier :func:`run_examples` into ``root``."""
+    return json.loads((root / REPORT).read_text())
+
+
+def run_examples(
+    root: Path, *, sessions: Iterable[str] | None = None, families: list[str] | None = None, rerun: bool = True
+) -> ExampleRun:
+    """The example config run into ``root``: on every sample or on ``sessions`` only, with
+    every family or ``families``, and (``rerun``) a second time."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
-    config["source"]["path"] = str(EXAMPLES / "trajectories")
-    config["output"]["destination"] = str(root / "tasks")
+    config["source"]["path"] = str(SAMPLES if sessions is None else _copied(sessions, root / "sessions"))
+    config["output"]["destination"] = str(root / REPORT.parent)
+    if families is not None:
+        config["pipeline"]["options"]["families"] = families
     config_path = root / "config.yaml"
     config_path.write_text(yaml.safe_dump(config))
     with pytest.MonkeyPatch.context() as environment:
@@ -65,16 +85,24 @@ def run_examples(root: Path) -> ExampleRun:
         first = _generate(config_path, root)
         first_seconds = time.monotonic() - started
         trial_files = {p: p.stat().st_mtime_ns for p in (root / "workspace").rglob("trials.json")}
-        second = _generate(config_path, root)
+        second = _generate(config_path, root) if rerun else None
     return ExampleRun(
         root=root, first=first, second=second, trial_files=trial_files,
-        seconds=(first_seconds, time.monotonic() - started - first_seconds),
+        seconds=(first_seconds, time.monotonic() - started - first_seconds if rerun else None),
     )
+
+
+def _copied(sessions: Iterable[str], folder: Path) -> Path:
+    for session in sessions:
+        target = folder / session
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(SAMPLES / session, target)
+    return folder
 
 
 def _generate(config: Path, root: Path) -> dict:
     code = main(["generate", "--config", str(config), "--workspace", str(root / "workspace")])
-    report = json.loads((root / "tasks" / "report.json").read_text())
+    report = read_report(root)
     assert code == 0, [
         {k: c.get(k) for k in ("task_id", "kept", "reason", "detail")} for c in report["candidates"]
     ]

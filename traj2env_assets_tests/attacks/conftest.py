@@ -10,6 +10,7 @@ import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
+from traj2env_assets_tests import timings
 from traj2env_assets_tests.attacks.catalogue import ATTACKS
 from traj2env_assets_tests.attacks.model import Runner
 from traj2env_assets_tests.attacks.sample_tasks import sample_tasks_of
@@ -18,12 +19,11 @@ from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the sha
 from traj2env_assets_tests.example_run import ExampleRun
 
 PARALLELISM = 3
-_TIMINGS = pytest.StashKey[list[str]]()
 
 
 @pytest.fixture(scope="session")
 def sample_tasks(example_run: ExampleRun) -> dict[Runner, Path]:
-    return sample_tasks_of(example_run)
+    return sample_tasks_of(example_run.first)
 
 
 @pytest.fixture(scope="session")
@@ -52,11 +52,4 @@ def plain_runs(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], reque
 
 
 def _record(request: pytest.FixtureRequest, line: str) -> None:
-    request.config.stash.setdefault(_TIMINGS, []).append(line)
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
-    if lines := config.stash.get(_TIMINGS, None):
-        terminalreporter.section("attack suite timing")
-        for line in lines:
-            terminalreporter.write_line(line)
+    timings.record(request.config, "attack suite timing", line)

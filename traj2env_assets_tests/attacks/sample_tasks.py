@@ -1,8 +1,9 @@
 """The published sample tasks the attacks run against: one repair task per sample project.
 
-They come from the session's run of ``traj2env generate`` (the README's main command) on
-the bundled samples (``example_run``), so the tasks are exactly what the pipeline
-publishes, trial matrix included.
+In the suite they come from the session's run of ``traj2env generate`` (the README's main
+command) on the bundled samples (``example_run``); the benchmark script publishes just
+these three. Either way the tasks are exactly what the pipeline publishes, trial matrix
+included.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from traj2env_assets_tests.attacks.model import Runner
-from traj2env_assets_tests.example_run import ExampleRun
+from traj2env_assets_tests.example_run import published_task, read_report, run_examples
 
 # The Claude Code session of each sample project.
 SESSIONS: dict[Runner, str] = {
@@ -19,13 +20,24 @@ SESSIONS: dict[Runner, str] = {
     Runner.NODE: "claude-code/node-npm-test-fix.jsonl",
 }
 
+
 class SampleTaskError(RuntimeError):
     """The pipeline did not publish a repair task for every sample project."""
 
 
-def sample_tasks_of(run: ExampleRun) -> dict[Runner, Path]:
-    """The repair task directory ``run`` published for each runner's session."""
-    tasks = {runner: run.published("repair", session) for runner, session in SESSIONS.items()}
+def sample_tasks_of(report: dict) -> dict[Runner, Path]:
+    """The repair task directory a run's ``report`` lists for each runner's session."""
+    tasks = {runner: published_task(report, "repair", session) for runner, session in SESSIONS.items()}
     if missing := [str(runner) for runner, path in tasks.items() if path is None]:
         raise SampleTaskError(f"no published repair task for {missing}")
     return {runner: path for runner, path in tasks.items() if path is not None}
+
+
+def publish_sample_tasks(root: Path) -> dict[Runner, Path]:
+    """Run ``traj2env generate`` (repair only) on the three sessions into ``root``."""
+    return sample_tasks_of(run_examples(root, sessions=SESSIONS.values(), families=["repair"], rerun=False).first)
+
+
+def published_sample_tasks(root: Path) -> dict[Runner, Path]:
+    """The tasks an earlier ``publish_sample_tasks(root)`` published."""
+    return sample_tasks_of(read_report(root))

@@ -1,8 +1,9 @@
 """Fixtures for the real-engine tests: the engine, the bases, and the sample tasks built.
 
 The session ends by asserting that no container of this session (project label plus a
-session label, so a concurrent pipeline on the same engine does not interfere), network
-or volume carrying the project label is left, then removes the task images it built.
+session label, so a concurrent pipeline or test worker on the same engine does not
+interfere), network or volume carrying the project label is left. The task images the
+session built are removed by the root conftest once every worker is done.
 """
 
 from __future__ import annotations
@@ -12,11 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from docker.errors import APIError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
-from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
 from traj2env_assets.docker_engine.prune import leftovers
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.harbor.writer import WrittenTask, write_task
@@ -33,18 +32,9 @@ def engine() -> Iterator[DockerEngine]:
         container_labels={"traj2env.test_session": uuid.uuid4().hex},
     )
     engine.ensure_bases()
-    images_before = {image.id for image in engine.client.images.list(filters=project_filter())}
     yield engine
-    left = leftovers(engine.client, engine.container_labels)
-    for image in engine.client.images.list(filters=project_filter()):
-        if image.id not in images_before and image.labels.get(ROLE_LABEL) == "task-image":
-            try:
-                engine.client.images.remove(image.id, force=True)
-            except APIError as exc:
-                # In use by a running container: another session's image on a shared engine.
-                if exc.status_code != 409:
-                    raise
-    assert left == {"containers": [], "networks": [], "volumes": []}
+    # The task images are removed at the end of the whole session (the root conftest).
+    assert leftovers(engine.client, engine.container_labels) == {"containers": [], "networks": [], "volumes": []}
 
 
 @pytest.fixture(scope="session")

@@ -81,6 +81,7 @@ def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(example_
 
 def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(example_run: ExampleRun) -> None:
     second = example_run.second
+    assert second is not None
     assert [c["task_id"] for c in second["candidates"] if c["kept"]] == [
         c["task_id"] for c in example_run.first["candidates"] if c["kept"]
     ]

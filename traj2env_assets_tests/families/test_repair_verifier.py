@@ -83,4 +83,3 @@ def test_packages_the_submission_installs_in_the_project_never_reach_the_verifie
         result = engine.run_trial(trial_task, SubmitFiles(files))
         assert result.reward == 0.0, where
         assert "ModuleNotFoundError: No module named 'sortkeys'" in result.test_output_tail, where
-    engine.client.images.remove(image.tag, force=True)
