@@ -17,6 +17,7 @@ from pathlib import Path
 import docker
 import pytest
 from docker.errors import APIError, DockerException, ImageNotFound
+from xdist.remote import Producer
 
 from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
 from traj2env_assets_tests import timings
@@ -76,7 +77,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             raise pytest.UsageError(f"{module} uses example_run: add it to EXAMPLE_RUN_MODULES")
 
 
-def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> ModuleScheduling | None:
     if config.getvalue("dist") != "loadscope":
         return None
     return ModuleScheduling(config, log, merged=EXAMPLE_RUN_MODULES)
@@ -87,7 +88,7 @@ _TASK_IMAGES_BEFORE = pytest.StashKey[set[str]]()
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     if not _is_worker(session.config) and (images := _task_images()) is not None:
-        session.config.stash[_TASK_IMAGES_BEFORE] = set(images)
+        session.config.stash[_TASK_IMAGES_BEFORE] = images
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
