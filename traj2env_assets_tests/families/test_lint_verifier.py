@@ -10,7 +10,7 @@ import docker
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import LINT_CONTROLS, AgentAction, Control
+from traj2env_assets.docker_engine.controls import LINT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import ProbeResult
@@ -18,6 +18,7 @@ from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import RepairFamily
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -33,15 +34,6 @@ MYPY_INI = "[mypy]\ndisallow_untyped_defs = True\n"
 DIAGNOSTIC = 'shapes.py: return-value Incompatible return value type (got "int", expected "str")'
 FAILURE = f'shapes.py:6: error: {DIAGNOSTIC.split(" ", 2)[2]}  [return-value]\nFound 1 error in 1 file (checked 1 source file)\n'
 
-
-class SubmitFiles(Control):
-    name = "submit_files"
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self.files = files
-
-    def action(self, task_dir: Path) -> AgentAction:
-        return AgentAction(files=self.files)
 
 
 @pytest.fixture(scope="module")

@@ -7,27 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import AgentAction, Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets_tests.families.controls import SubmitFiles
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
 
 pytestmark = pytest.mark.docker
 
-
-class SubmitFiles(Control):
-    """A submission that writes the given files (absolute paths) and nothing else."""
-
-    name = "submit_files"
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self.files = files
-
-    def action(self, task_dir: Path) -> AgentAction:
-        return AgentAction(files=self.files)
 
 
 def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -> None:

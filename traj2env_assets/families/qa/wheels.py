@@ -20,11 +20,11 @@ from pathlib import Path
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.dependencies.wheelhouse import IMAGE_PYTHON_VERSION
 from traj2env_assets.sources import file_sha256
 from traj2env_assets.workspace import atomic_write_json
 
 ANALYSIS_PACKAGES = ("pandas==3.1.1", "pyarrow==26.0.1")
-PYTHON_VERSION = "3.13"
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
 DOWNLOAD_TIMEOUT_S = 600
 MANIFEST = "wheels.json"
@@ -51,7 +51,7 @@ class WheelSet(BaseModel):
 
 
 def _directory(cache_root: Path) -> Path:
-    key = hashlib.sha256("\0".join([*ANALYSIS_PACKAGES, PYTHON_VERSION, *PLATFORMS]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("\0".join([*ANALYSIS_PACKAGES, IMAGE_PYTHON_VERSION, *PLATFORMS]).encode()).hexdigest()[:16]
     return cache_root / "qa" / "wheels" / key
 
 
@@ -59,7 +59,7 @@ def _download(target: Path) -> WheelSet:
     with tempfile.TemporaryDirectory(dir=target.parent) as staging:
         argv = [
             sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--python-version", PYTHON_VERSION, "--implementation", "cp",
+            "--only-binary=:all:", "--python-version", IMAGE_PYTHON_VERSION, "--implementation", "cp",
             *(f"--platform={platform}" for platform in PLATFORMS), "--dest", staging, *ANALYSIS_PACKAGES,
         ]
         try:
