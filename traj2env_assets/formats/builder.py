@@ -31,6 +31,15 @@ def valid_timestamp(value: object) -> str | None:
     return value
 
 
+def reasoning_effort_or_none(value: object) -> str | float | None:
+    """ATIF's effort is a label or a number; anything else in a log is absent, not an error."""
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return None
+
+
 def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in mapping.items() if value is not None}
 
@@ -44,7 +53,9 @@ class _Result:
 
 
 @dataclass(slots=True)
-class _Step:
+class PendingStep:
+    """A step as a converter collects it; ``build()`` turns each into an ATIF step."""
+
     source: StepSource
     message: str
     timestamp: str | None = None
@@ -61,8 +72,8 @@ class TrajectoryBuilder:
     """Collects steps in order; ``build()`` validates them as ATIF."""
 
     def __init__(self) -> None:
-        self._steps: list[_Step] = []
-        self._call_owner: dict[str, _Step] = {}
+        self._steps: list[PendingStep] = []
+        self._call_owner: dict[str, PendingStep] = {}
         self._answered: set[str] = set()
         self.duplicate_tool_calls = 0
         self.orphan_results = 0
@@ -78,8 +89,8 @@ class TrajectoryBuilder:
         message: str,
         timestamp: object = None,
         extra: dict[str, Any] | None = None,
-    ) -> _Step:
-        step = _Step(source=source, message=message, timestamp=valid_timestamp(timestamp))
+    ) -> PendingStep:
+        step = PendingStep(source=source, message=message, timestamp=valid_timestamp(timestamp))
         if extra:
             step.extra.update(extra)
         self._steps.append(step)
@@ -89,16 +100,17 @@ class TrajectoryBuilder:
         self,
         message: str = "",
         timestamp: object = None,
-        model_name: str | None = None,
+        model_name: object = None,
         reasoning_content: str | None = None,
-        reasoning_effort: str | float | None = None,
-    ) -> _Step:
-        step = _Step(
+        reasoning_effort: object = None,
+    ) -> PendingStep:
+        """An agent step; a model name or effort of the wrong type (a mangled line) is left out."""
+        step = PendingStep(
             "agent",
             message,
             valid_timestamp(timestamp),
-            model_name or None,
-            reasoning_effort,
+            model_name if isinstance(model_name, str) and model_name else None,
+            reasoning_effort_or_none(reasoning_effort),
             reasoning_content or None,
         )
         self._steps.append(step)
@@ -109,7 +121,7 @@ class TrajectoryBuilder:
         counts = Counter(step.model_name for step in self._steps if step.source == "agent" and step.model_name)
         return counts.most_common(1)[0][0] if counts else None
 
-    def last_agent_step(self) -> _Step | None:
+    def last_agent_step(self) -> PendingStep | None:
         for step in reversed(self._steps):
             if step.source == "agent":
                 return step
@@ -117,7 +129,7 @@ class TrajectoryBuilder:
 
     def add_tool_call(
         self,
-        step: _Step,
+        step: PendingStep,
         call_id: str,
         function_name: str,
         arguments: object,
@@ -157,7 +169,7 @@ class TrajectoryBuilder:
         )
         return True
 
-    def add_observation(self, step: _Step, content: str, extra: dict[str, Any] | None = None) -> None:
+    def add_observation(self, step: PendingStep, content: str, extra: dict[str, Any] | None = None) -> None:
         """A result that answers no tool call (e.g. a command the user ran themselves)."""
         step.results.append(_Result(None, content, drop_none(extra or {})))
 
@@ -209,7 +221,7 @@ def _result_dict(result: _Result) -> dict[str, Any]:
     return out
 
 
-def _step_dict(step_id: int, step: _Step) -> dict[str, Any]:
+def _step_dict(step_id: int, step: PendingStep) -> dict[str, Any]:
     out: dict[str, Any] = {"step_id": step_id, "source": step.source, "message": step.message}
     if step.timestamp is not None:
         out["timestamp"] = step.timestamp

@@ -20,16 +20,19 @@ lines still carry the old id.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
-from pathlib import Path
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import atif
 
-from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, token_count
+from traj2env_assets.formats.builder import PendingStep, TrajectoryBuilder, drop_none, line_stats_extra
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, text_field, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "claude-code"
@@ -101,10 +104,40 @@ def own_session_id(path: Path, lines: Iterable[dict[str, Any]]) -> str | None:
 
 def flat_subagent_parent(path: Path) -> Path | None:
     """The session file beside ``path`` that a flat ``agent-<id>.jsonl`` belongs to, if present."""
-    if not (path.name.startswith("agent-") and path.name.endswith(".jsonl")):
+    session_id = _flat_subagent_session(path)
+    if session_id is None:
+        return None
+    parent = path.parent / f"{session_id}.jsonl"
+    return parent if parent != path and parent.is_file() else None
+
+
+def _flat_subagent_session(path: Path) -> str | None:
+    """The parent's session id that a flat ``agent-<id>.jsonl`` names on its first line with
+    a ``sessionId``; None when ``path`` is not such a file."""
+    if not _is_flat_subagent_name(path.name):
         return None
     try:
-        with path.open("rb") as handle:
+        return _session_named_by(str(path), path.stat())
+    except OSError:
+        return None
+
+
+def _is_flat_subagent_name(name: str) -> bool:
+    return name.startswith("agent-") and name.endswith(".jsonl")
+
+
+def _session_named_by(path: str, status: os.stat_result) -> str | None:
+    return _flat_subagent_head_session(path, (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _flat_subagent_head_session(path: str, identity: tuple[int, int, int, int]) -> str | None:
+    """Cached by the file's identity (device, inode, size, modification time): converting each
+    session of a folder asks about every agent file in it, and reading all their heads for
+    every session made a folder of N sessions cost N² reads (200 sessions with 5 agents
+    each: 20 s)."""
+    try:
+        with open(path, "rb") as handle:
             head = handle.read(_FLAT_SUBAGENT_HEAD_BYTES)
     except OSError:
         return None
@@ -116,16 +149,35 @@ def flat_subagent_parent(path: Path) -> Path | None:
         if isinstance(line, dict) and isinstance(line.get("sessionId"), str):
             if not isinstance(line.get("agentId"), str) or "/" in line["sessionId"]:
                 return None
-            parent = path.parent / f"{line['sessionId']}.jsonl"
-            return parent if parent != path and parent.is_file() else None
+            return line["sessionId"]
     return None
+
+
+def _flat_subagent_files(path: Path) -> list[Path]:
+    """The flat ``agent-*.jsonl`` files beside ``path`` that name its session. One directory
+    scan with plain names: pathlib's glob and Path sorting cost more than the rest of a
+    conversion in a folder of thousands of files."""
+    found: list[Path] = []
+    try:
+        with os.scandir(path.parent) as entries:
+            for entry in entries:
+                if entry.name == path.name or not _is_flat_subagent_name(entry.name):
+                    continue
+                try:
+                    named = _session_named_by(entry.path, entry.stat())
+                except OSError:
+                    continue
+                if named == path.stem:
+                    found.append(Path(entry.path))
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def _subagent_files(path: Path) -> list[Path]:
     folder = path.with_suffix("") / "subagents"
     nested = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
-    flat = [p for p in sorted(path.parent.glob("agent-*.jsonl")) if flat_subagent_parent(p) == path]
-    return [p for p in [*nested, *flat] if p.is_file() and not p.is_symlink()]
+    return [p for p in [*nested, *_flat_subagent_files(path)] if p.is_file() and not p.is_symlink()]
 
 
 def _subagent_links(files: list[Path]) -> dict[str, str]:
@@ -150,7 +202,7 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
     version: str | None = None
     first_cwd: str | None = None
     tool_names: dict[str, str] = {}
-    steps_by_message_id: dict[str, Any] = {}
+    messages: dict[str, _AgentMessage] = {}
     seen_blocks: set[tuple[str, Any, Any]] = set()
     seen_prompts: set[str] = set()
     subagent_files = [] if is_subagent else _subagent_files(path)
@@ -172,8 +224,8 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
             continue
         if has_main_thread and line.get("isSidechain") is True and not is_subagent:
             continue
-        version = version or line.get("version")
-        first_cwd = first_cwd or line.get("cwd")
+        version = version or text_field(line, "version")
+        first_cwd = first_cwd or text_field(line, "cwd")
         message = line.get("message")
         if not isinstance(message, dict):
             stats.invalid_lines += 1
@@ -181,7 +233,7 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
         timestamp = line.get("timestamp")
         if kind == "assistant":
             _read_assistant_line(
-                builder, line, message, timestamp, steps_by_message_id, seen_blocks, tool_names
+                builder, line, message, timestamp, messages, seen_blocks, tool_names
             )
         else:
             _read_user_line(builder, line, message, timestamp, seen_prompts, tool_names, subagent_by_call)
@@ -198,21 +250,31 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
     return builder.build(agent, own_session_id(path, lines), extra)
 
 
+@dataclass(slots=True)
+class _AgentMessage:
+    """The agent step of one assistant message id, and the last usage its lines carried."""
+
+    step: PendingStep
+    usage: dict[str, Any] | None = None
+
+
 def _read_assistant_line(
     builder: TrajectoryBuilder,
     line: dict[str, Any],
     message: dict[str, Any],
     timestamp: object,
-    steps_by_message_id: dict[str, Any],
+    messages: dict[str, _AgentMessage],
     seen_blocks: set[tuple[str, Any, Any]],
     tool_names: dict[str, str],
 ) -> None:
     message_id = str(message.get("id") or line.get("uuid"))
-    step = steps_by_message_id.get(message_id)
-    if step is None:
+    known = messages.get(message_id)
+    if known is None:
         model = message.get("model")
-        step = builder.add_agent_step(timestamp=timestamp, model_name=None if model == SYNTHETIC_MODEL else model)
-        steps_by_message_id[message_id] = step
+        known = messages[message_id] = _AgentMessage(
+            builder.add_agent_step(timestamp=timestamp, model_name=None if model == SYNTHETIC_MODEL else model)
+        )
+    step = known.step
     content = message.get("content")
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content or ""}]
     for block in blocks:
@@ -232,12 +294,14 @@ def _read_assistant_line(
             step.reasoning_content = "\n\n".join(filter(None, [step.reasoning_content, block["thinking"]]))
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             name = str(block.get("name") or "unknown")
-            if builder.add_tool_call(step, block["id"], name, block.get("input") or {}, {"cwd": line.get("cwd")}):
+            if builder.add_tool_call(step, block["id"], name, block.get("input") or {}, {"cwd": text_field(line, "cwd")}):
                 tool_names[block["id"]] = name
     usage = message.get("usage")
-    if isinstance(usage, dict):
+    # One response is split over lines that each repeat usage; keep the fullest copy (the
+    # last of equal ones). A line repeating the usage already read changes nothing.
+    if isinstance(usage, dict) and usage != known.usage:
+        known.usage = usage
         metrics = _metrics(usage)
-        # One response is split over lines that each repeat usage; keep the fullest copy.
         if step.metrics is None or metrics["completion_tokens"] >= step.metrics["completion_tokens"]:
             step.metrics = metrics
 

@@ -33,7 +33,14 @@ from typing import Any
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, loads_like_stdlib, token_count
+from traj2env_assets.formats.jsonl import (
+    LineStats,
+    iter_json_objects,
+    line_type,
+    loads_like_stdlib,
+    text_field,
+    token_count,
+)
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "codex"
@@ -134,12 +141,6 @@ class _CodexReader:
         self.extra: dict[str, Any] = {}
         self.compactions = 0
 
-    def read(self, line: dict[str, Any], stats: LineStats) -> None:
-        payload = line["payload"]
-        timestamp = line.get("timestamp")
-        kind = line["type"]
-        self.read_entry(kind, payload, timestamp, stats)
-
     def read_legacy(self, line: dict[str, Any], stats: LineStats, first: bool) -> bool:
         """A line of a bare rollout; False when it is none of its shapes."""
         if line.get("record_type") == "state":
@@ -154,29 +155,30 @@ class _CodexReader:
         return False
 
     def read_entry(self, kind: str, payload: dict[str, Any], timestamp: object, stats: LineStats) -> None:
-        if kind == "session_meta":
-            self.session_id = self.session_id or payload.get("id") or payload.get("session_id")
-            self.version = self.version or payload.get("cli_version")
-            self.session_cwd = self.session_cwd or payload.get("cwd")
-            self.turn_cwd = self.turn_cwd or payload.get("cwd")
-            self.model = self.model or payload.get("model")
+        # The most frequent kinds first: this runs once per line.
+        if kind == "response_item":
+            self._read_response_item(payload, timestamp, stats)
+        elif kind == "event_msg":
+            if payload.get("type") == "token_count":
+                self._read_token_count(payload)
+        elif kind == "turn_context":
+            self.turn_cwd = text_field(payload, "cwd") or self.turn_cwd
+            self.model = text_field(payload, "model") or self.model
+            self.effort = payload.get("effort") or self.effort
+        elif kind == "session_meta":
+            self.session_id = self.session_id or text_field(payload, "id") or text_field(payload, "session_id")
+            self.version = self.version or text_field(payload, "cli_version")
+            self.session_cwd = self.session_cwd or text_field(payload, "cwd")
+            self.turn_cwd = self.turn_cwd or text_field(payload, "cwd")
+            self.model = self.model or text_field(payload, "model")
             for key in ("originator", "model_provider"):
                 if isinstance(payload.get(key), str):
                     self.extra[key] = payload[key]
-        elif kind == "turn_context":
-            self.turn_cwd = payload.get("cwd") or self.turn_cwd
-            self.model = payload.get("model") or self.model
-            self.effort = payload.get("effort") or self.effort
         elif kind == "compacted":
             self.compactions += 1
             self.builder.add_message(
                 "system", "Context compacted.", timestamp, {"context_management": "compaction"}
             )
-        elif kind == "event_msg":
-            if payload.get("type") == "token_count":
-                self._read_token_count(payload)
-        elif kind == "response_item":
-            self._read_response_item(payload, timestamp, stats)
 
     def _read_token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -238,7 +240,7 @@ class _CodexReader:
             if not isinstance(call_id, str):
                 stats.invalid_lines += 1
                 return
-            cwd = action.get("working_directory") or self.turn_cwd
+            cwd = text_field(action, "working_directory") or self.turn_cwd
             step = self._agent_step(timestamp)
             self.builder.add_tool_call(step, call_id, "local_shell_call", action, {"cwd": cwd})
         elif item in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
@@ -259,8 +261,10 @@ def convert_codex(path: Path, data: bytes) -> atif.Trajectory:
         _read_typescript_rollout(reader, data, stats)
     else:
         for index, line in enumerate(iter_json_objects(data, stats)):
-            if looks_like_codex(line):
-                reader.read(line, stats)
+            kind = line_type(line)
+            payload = line.get("payload")
+            if kind in LINE_TYPES and isinstance(payload, dict):  # looks_like_codex, inlined: once per line
+                reader.read_entry(kind, payload, line.get("timestamp"), stats)
             elif not reader.read_legacy(line, stats, first=index == 0):
                 stats.count_unknown(line.get("type"))
     if reader.builder.steps == 0:

@@ -17,7 +17,7 @@ from typing import Any
 import atif
 
 from traj2env_assets.formats.builder import TrajectoryBuilder, drop_none, line_stats_extra
-from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, token_count
+from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, text_field, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "pi"
@@ -130,7 +130,7 @@ def _read_message(
         if text:
             builder.add_message("user", text, timestamp)
     elif role == "assistant":
-        model = message.get("model") or model
+        model = text_field(message, "model") or model
         content = message.get("content") if isinstance(message.get("content"), list) else []
         text = "\n\n".join(
             str(block.get("text")) for block in content if isinstance(block, dict) and block.get("type") == "text"

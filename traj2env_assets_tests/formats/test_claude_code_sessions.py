@@ -63,6 +63,18 @@ def test_flat_subagent_file_nests_in_its_parent(tmp_path: Path) -> None:
     assert register_sources(Workspace(root=tmp_path / "ws"), source).new == [f"claude-code-{NEW}"]
 
 
+def test_flat_subagent_file_rewritten_for_another_session_leaves_it(tmp_path: Path) -> None:
+    """What an agent file names is cached by the file's identity, so a rewrite is seen."""
+    source = tmp_path / "src"
+    parent = _parent_with_flat_agent(source)
+    assert len(convert_source(parent).trajectory.subagent_trajectories or []) == 1
+    write_jsonl(
+        source / "agent-f00d.jsonl",
+        [claude_line("user", "s1", "look elsewhere", ts="2026-03-01T10:00:02Z", sessionId=OLD, agentId="f00d", isSidechain=True)],
+    )
+    assert convert_source(parent).trajectory.subagent_trajectories is None
+
+
 def test_flat_subagent_file_without_its_parent_is_its_own_partition(tmp_path: Path) -> None:
     source = tmp_path / "src"
     _parent_with_flat_agent(source, agent_session=OLD)
