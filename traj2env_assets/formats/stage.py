@@ -11,7 +11,7 @@ from traj2env_assets.formats.convert import ConversionRecord, convert_source
 from traj2env_assets.sources import source_for_key
 from traj2env_assets.workspace import STAGE_CONVERSION, Workspace, atomic_write_json, atomic_write_text
 
-CONVERTER_VERSION = "3"
+CONVERTER_VERSION = "4"
 TRAJECTORY_FILE = "trajectory.json"
 _STEPS = TypeAdapter(list[atif.Step])
 RECORD_FILE = "record.json"
