@@ -47,28 +47,39 @@ class _Splice:
     depth: int
 
 
+_BLOCKS = (4096, 256, 16, 1)
+"""Block sizes of the common prefix/suffix scans, coarse to fine."""
+
+
+# Our own scans: the stdlib has no "first differing position" for strings
+# (os.path.commonprefix walks character by character in Python). Comparing blocks
+# runs in C; each finer size only looks inside the block where the coarser one
+# stopped matching, so the work is about the matching length plus a few dozen
+# comparisons, and no slice is longer than the largest block.
+
+
 def _common_prefix(a: str, b: str) -> int:
-    # Binary search over slice equality: the comparisons run in C, so this is fast
-    # even for megabyte files.
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    """The length of the longest common prefix of ``a`` and ``b``."""
+    limit = min(len(a), len(b))
+    matched = 0
+    for block in _BLOCKS:
+        while matched + block <= limit and a[matched : matched + block] == b[matched : matched + block]:
+            matched += block
+    return matched
 
 
 def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+    """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``
+    (which must not exceed either length)."""
+    end_a, end_b = len(a), len(b)
+    matched = 0
+    for block in _BLOCKS:
+        while (
+            matched + block <= limit
+            and a[end_a - matched - block : end_a - matched] == b[end_b - matched - block : end_b - matched]
+        ):
+            matched += block
+    return matched
 
 
 class ContentStore:
