@@ -37,7 +37,7 @@ from traj2env_assets.replay.paths import ProjectPaths
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
-from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill
+from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
     EditError,
     Replacement,
@@ -146,7 +146,9 @@ class _Replayer:
         running = {id(event) for event in self.running.values()}
         done = 0
         while done < len(timeline) and id(timeline[done]) not in running:
-            self.spill.write(timeline[done].model_dump_json())
+            event = timeline[done]
+            # model_dump_json's bytes before it decodes them: the spill writes bytes.
+            self.spill.write(event.__pydantic_serializer__.to_json(event))
             done += 1
         del timeline[:done]
 
@@ -440,7 +442,10 @@ def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -
 def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> ReplayResult:
     """Replay a large trajectory a step at a time, its timeline spilled under ``spill_directory``."""
     replayer = _replayer(streamed.header)
-    replayer.spill = TimelineSpill(spill_directory)
+    # The keys before the timeline are known now and do not change: the spill starts
+    # as record.json, so writing the record can finish it instead of copying it.
+    head, _ = split_at_timeline(replayer.state.record.model_dump_json().encode("utf-8"))
+    replayer.spill = TimelineSpill(spill_directory, head)
     try:
         replayer.run_steps(streamed.steps(), streamed.header)
     except BaseException:

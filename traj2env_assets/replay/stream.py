@@ -16,15 +16,17 @@ drops the steps to read the rest. The document-level
 checks of ``atif.Trajectory`` (step ids in order, references) are not repeated here:
 the conversion stage validated the whole document when it wrote it.
 
-:class:`TimelineSpill` keeps the replay's timeline on disk as JSON lines, so command
-outputs do not pile up in memory; :func:`write_streamed_record` joins them into
-``record.json``.
+:class:`TimelineSpill` keeps the replay's timeline on disk, so command outputs do not
+pile up in memory: it is written as ``record.json`` up to the end of its timeline, and
+``record.write_record`` finishes it into ``record.json`` (renamed when the record goes to
+the spill's directory, as in the replay stage; copied otherwise).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -195,22 +197,42 @@ def read_streamed(path: Path, steps_last: bool = False) -> StreamedTrajectory:
     return StreamedTrajectory(path=path, header=header.model_copy(update={"steps": []}), steps_last=steps_last)
 
 
+SPILL_BUFFER_BYTES = 1 << 20
+"""Events are a few KB each: a large buffer turns them into few, large writes."""
+TIMELINE_MARKER = b'"timeline":['
+
+
+def split_at_timeline(record_json: bytes) -> tuple[bytes, bytes]:
+    """``record.json`` around its timeline's events: everything up to and including
+    ``"timeline":[``, and the rest. The marker can only occur once, structurally:
+    inside a JSON string every quote is escaped."""
+    head, marker, tail = record_json.partition(TIMELINE_MARKER)
+    if not marker:
+        raise ValueError("record.json has no timeline")
+    return head + marker, tail
+
+
 @dataclass
 class TimelineSpill:
-    """Timeline events written out as JSON lines as the replay goes."""
+    """Timeline events written out as the replay goes, joined by commas after ``head``
+    (``record.json`` up to its timeline's events): once the record's tail is appended,
+    the file is ``record.json`` itself, so a large timeline is never copied."""
 
     directory: Path
+    head: bytes = b""
     count: int = 0
-    _file: IO[str] | None = field(default=None, repr=False)
+    _file: IO[bytes] | None = field(default=None, repr=False)
     path: Path | None = None
 
-    def write(self, event_json: str) -> None:
+    def write(self, event_json: bytes) -> None:
         if self._file is None:
-            descriptor, name = tempfile.mkstemp(prefix=".timeline-", suffix=".jsonl", dir=self.directory)
-            self._file = os.fdopen(descriptor, "w", encoding="utf-8")
+            descriptor, name = tempfile.mkstemp(prefix=".timeline-", suffix=".json", dir=self.directory)
+            self._file = os.fdopen(descriptor, "wb", buffering=SPILL_BUFFER_BYTES)
             self.path = Path(name)
+            self._file.write(self.head)
+        elif self.count:
+            self._file.write(b",")
         self._file.write(event_json)
-        self._file.write("\n")
         self.count += 1
 
     def close(self) -> None:
@@ -218,13 +240,21 @@ class TimelineSpill:
             self._file.close()
             self._file = None
 
-    def events(self) -> Iterator[str]:
+    def copy_events_to(self, target: IO[bytes]) -> None:
+        """Write the spilled events (comma-joined, without ``head``) to ``target``."""
         self.close()
         if self.path is None:
             return
-        with self.path.open(encoding="utf-8") as handle:
-            for line in handle:
-                yield line.rstrip("\n")
+        with self.path.open("rb") as handle:
+            handle.seek(len(self.head))
+            shutil.copyfileobj(handle, target, SPILL_BUFFER_BYTES)
+
+    def finish_as(self, path: Path, tail: bytes) -> None:
+        """Append ``tail`` and rename the spill to ``path`` (in the spill's directory)."""
+        assert self._file is not None and self.path is not None
+        self._file.write(tail)
+        self.close()
+        os.replace(self.path, path)
 
     def remove(self) -> None:
         self.close()
