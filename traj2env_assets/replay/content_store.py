@@ -14,6 +14,7 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
@@ -38,6 +39,14 @@ class Delta(BaseModel):
     text: str
 
 
+class Unchanged(NamedTuple):
+    """Characters at the start and at the end of a new version that the change making
+    it did not touch (lower bounds): its splice is searched for from there."""
+
+    prefix: int
+    suffix: int
+
+
 @dataclass
 class _Splice:
     base: str
@@ -58,21 +67,23 @@ _BLOCKS = (4096, 256, 16, 1)
 # comparisons, and no slice is longer than the largest block.
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``."""
+def _common_prefix(a: str, b: str, start: int = 0) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, which share at least
+    their first ``start`` characters."""
     limit = min(len(a), len(b))
-    matched = 0
+    matched = start
     for block in _BLOCKS:
         while matched + block <= limit and a[matched : matched + block] == b[matched : matched + block]:
             matched += block
     return matched
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
+def _common_suffix(a: str, b: str, limit: int, start: int = 0) -> int:
     """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``
-    (which must not exceed either length)."""
+    (which must not exceed either length); they share at least their last ``start``
+    characters (``start <= limit``)."""
     end_a, end_b = len(a), len(b)
-    matched = 0
+    matched = start
     for block in _BLOCKS:
         while (
             matched + block <= limit
@@ -95,11 +106,13 @@ class ContentStore:
         self._recent: dict[str, str] = {}
         """Texts of spliced versions that are likely read again (the current ones)."""
 
-    def put(self, text: str, base: str | None = None) -> str:
+    def put(self, text: str, base: str | None = None, unchanged: Unchanged | None = None) -> str:
+        """Store ``text``; ``base`` is the digest of the version it was made from, and
+        ``unchanged`` how much of that version the change is known to have kept."""
         digest = content_hash(text)
         if digest in self._whole or digest in self._splices:
             return digest
-        splice = self._splice_against(text, base)
+        splice = self._splice_against(text, base, unchanged or Unchanged(0, 0))
         if splice is None:
             self._whole[digest] = text
         else:
@@ -119,15 +132,16 @@ class ContentStore:
         base = self.get(splice.base)
         return base[: splice.start] + splice.text + base[splice.end :]
 
-    def _splice_against(self, text: str, base: str | None) -> _Splice | None:
+    def _splice_against(self, text: str, base: str | None, unchanged: Unchanged) -> _Splice | None:
         if base is None or (base not in self._whole and base not in self._splices):
             return None
         depth = self._splices[base].depth + 1 if base in self._splices else 1
         if depth > MAX_CHAIN:
             return None
         old = self.get(base)
-        prefix = _common_prefix(old, text)
-        suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+        prefix = _common_prefix(old, text, unchanged.prefix)
+        limit = min(len(old), len(text)) - prefix
+        suffix = _common_suffix(old, text, limit, min(unchanged.suffix, limit))
         replacement = text[prefix : len(text) - suffix]
         if len(replacement) * 2 > len(text):
             return None

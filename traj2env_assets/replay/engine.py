@@ -238,11 +238,11 @@ class _Replayer:
             return
         edits, pi_semantics = parsed
         try:
-            updated = apply_against_original(current, edits) if pi_semantics else apply_sequential(current, edits)
+            edited = apply_against_original(current, edits) if pi_semantics else apply_sequential(current, edits)
         except EditError as error:
             self.state.fail(c, path, "edit", error.reason)
             return
-        self.state.set(c, path, updated, "edit")
+        self.state.set(c, path, edited.text, "edit", edited.unchanged)
 
     def _pre_image(self, c: CallContext, path: str) -> None:
         original = c.result.extra.original_file if c.result.extra else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traj2env_assets.replay.content_store import ContentStore, _common_prefix, _common_suffix
+from traj2env_assets.replay.content_store import ContentStore, Unchanged, _common_prefix, _common_suffix
 
 
 def _reference_prefix(a: str, b: str) -> int:
@@ -51,3 +51,21 @@ def test_a_spliced_version_reads_back_exactly(text: str, data: st.DataObject) ->
     store = ContentStore()
     base = store.put(text)
     assert store.get(store.put(edited, base)) == edited
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, st.data())
+def test_a_known_unchanged_prefix_and_suffix_give_the_same_splice(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(min_value=0, max_value=len(text)))
+    end = data.draw(st.integers(min_value=start, max_value=len(text)))
+    edited = text[:start] + data.draw(st.text(alphabet="ab\n\u00e9", max_size=20)) + text[end:]
+    # Any lower bounds of what the change kept: at most what it kept.
+    kept = Unchanged(
+        data.draw(st.integers(min_value=0, max_value=start)),
+        data.draw(st.integers(min_value=0, max_value=len(text) - end)),
+    )
+    searched, hinted = ContentStore(), ContentStore()
+    searched.put(edited, searched.put(text))
+    hinted.put(edited, hinted.put(text), kept)
+    assert hinted._splices == searched._splices
+    assert hinted._whole == searched._whole
