@@ -5,7 +5,11 @@ A 500 MB trajectory loaded whole is the file's bytes plus a model of the same si
 stdlib decoder's ``raw_decode`` over a text window read in chunks: the keys other than
 ``steps`` (small) are kept, each step is validated as an ``atif.Step`` and handed out
 on its own, so only one step's text and model are alive at once. No streaming JSON
-library is installed here, and ``raw_decode`` is the stdlib's C scanner.
+library is installed here, and ``raw_decode`` is the stdlib's C scanner. A step
+followed by the next one (``}, {"step_id"``, as ATIF writers order a step's keys) is
+cut there and decoded by pydantic-core's parser, about twice as fast; it reads every
+document it accepts as the stdlib does (``allow_inf_nan``, big integers kept exact),
+and anything it refuses is left to ``raw_decode``, so errors are the stdlib's.
 
 Replay needs the session's directory and its sub-agents before the first step. The
 conversion stage writes ``steps`` last (``formats/stage.py`` ``trajectory_json``), so
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -35,10 +40,15 @@ from typing import IO, Any
 
 from atif import Step, Trajectory
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 CHUNK_CHARS = 8 * 1024 * 1024
 _WHITESPACE = " \t\n\r"
 _DECODER = json.JSONDecoder()
+_STEP_ID_KEY = '"step_id"'
+_BETWEEN_STEPS = re.compile(r"\}[ \t\n\r]*,[ \t\n\r]*\{[ \t\n\r]*\Z")
+_LOOKBACK = 64
+"""How far before the next step's ``"step_id"`` the end of the current one is looked for."""
 
 
 class StreamError(ValueError):
@@ -105,6 +115,38 @@ class _Window:
             self.pos = end
             return value
 
+    def step(self) -> Any:
+        """Decode the next value of a steps array: the text up to the next step when
+        it can be seen, else as :meth:`value` does."""
+        self.peek_space()
+        end = self._end_before_next_step()
+        if end is not None:
+            try:
+                step = from_json(self.text[self.pos : end], allow_inf_nan=True)
+            except ValueError:
+                pass  # not exactly one JSON value there, or one only the stdlib reads
+            else:
+                self.pos = end
+                return step
+        return self.value()
+
+    def _end_before_next_step(self) -> int | None:
+        """Where the object at ``pos`` seems to end: just before ``, {"step_id"`` (the
+        object's own ``"step_id"`` comes first). Only a guess: a nested ``"step_id"``
+        can look the same, which the decoder then refuses."""
+        text, start = self.text, self.pos
+        if not text.startswith("{", start):
+            return None
+        found = start
+        for _ in range(2):
+            found = text.find(_STEP_ID_KEY, found + 1)
+            if found < 0:
+                return None
+            between = _BETWEEN_STEPS.search(text, max(start, found - _LOOKBACK), found)
+            if between is not None:
+                return between.start() + 1
+        return None
+
 
 def _expect(window: _Window, char: str) -> None:
     found = window.skip_space()
@@ -135,7 +177,7 @@ def _walk(path: Path, keep_steps: bool, stop_at_steps: bool = False) -> Iterator
                     window.skip_space()
                 else:
                     while True:
-                        step = window.value()
+                        step = window.step()
                         if keep_steps:
                             yield "step", step
                         separator = window.skip_space()
