@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from traj2env_assets.replay.models import dump_json
 from traj2env_assets.workspace import atomic_write_bytes
 
 MAX_CHAIN = 32
@@ -158,11 +159,11 @@ class ContentStore:
         blobs.mkdir(parents=True, exist_ok=True)
         for digest, text in self._whole.items():
             atomic_write_bytes(blobs / digest, text.encode("utf-8", "surrogatepass"))
-        lines = [
-            Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text).model_dump_json()
+        lines = b"".join(
+            dump_json(Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text)) + b"\n"
             for digest, s in self._splices.items()
-        ]
-        atomic_write_bytes(directory / DELTAS_FILE, "".join(line + "\n" for line in lines).encode("utf-8"))
+        )
+        atomic_write_bytes(directory / DELTAS_FILE, lines)
 
 
 class ContentReader:

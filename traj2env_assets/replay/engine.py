@@ -31,7 +31,14 @@ from atif import Step, Trajectory
 
 from traj2env_assets.replay.content_store import ContentStore
 from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
-from traj2env_assets.replay.models import Manifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
+from traj2env_assets.replay.models import (
+    Manifest,
+    ReplayFidelity,
+    ReplayRecordFile,
+    ShellCommand,
+    UserRequest,
+    dump_json,
+)
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
@@ -146,9 +153,7 @@ class _Replayer:
         running = {id(event) for event in self.running.values()}
         done = 0
         while done < len(timeline) and id(timeline[done]) not in running:
-            event = timeline[done]
-            # model_dump_json's bytes before it decodes them: the spill writes bytes.
-            self.spill.write(event.__pydantic_serializer__.to_json(event))
+            self.spill.write(dump_json(timeline[done]))
             done += 1
         del timeline[:done]
 

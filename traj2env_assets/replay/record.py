@@ -16,6 +16,7 @@ from traj2env_assets.replay.models import (
     ShellCommand,
     TimelineEvent,
     UserRequest,
+    dump_json,
 )
 from traj2env_assets.replay.stream import split_at_timeline
 from traj2env_assets.workspace import atomic_write_bytes, atomic_write_json
@@ -29,8 +30,8 @@ def write_record(result: ReplayResult, directory: Path) -> None:
     """Write ``record.json``, ``manifests.jsonl``, ``fidelity.json``, blobs and deltas."""
     directory.mkdir(parents=True, exist_ok=True)
     result.store.write(directory)
-    lines = "".join(manifest.model_dump_json() + "\n" for manifest in result.manifests)
-    atomic_write_bytes(directory / MANIFESTS_FILE, lines.encode("utf-8"))
+    lines = b"".join(dump_json(manifest) + b"\n" for manifest in result.manifests)
+    atomic_write_bytes(directory / MANIFESTS_FILE, lines)
     if result.spill is None:
         atomic_write_bytes(directory / RECORD_FILE, result.record.model_dump_json().encode("utf-8"))
     else:
