@@ -120,6 +120,10 @@ class _Window:
         it can be seen, else as :meth:`value` does."""
         self.peek_space()
         end = self._end_before_next_step()
+        if end is None and len(self.text) - self.pos < CHUNK_CHARS and self._more():
+            # The next step may begin past the window's end: read on once, rather than
+            # let value() first fail on the cut step (a costly JSONDecodeError).
+            end = self._end_before_next_step()
         if end is not None:
             try:
                 step = from_json(self.text[self.pos : end], allow_inf_nan=True)
