@@ -23,7 +23,7 @@ escapes, substitutions, operators, newlines, comments, globs and ``~``."""
 _BLANK_SEPARATED = re.compile(r"[^ \t\r]+")
 
 
-@dataclass
+@dataclass(slots=True)
 class Word:
     text: str = ""
     expands: bool = False
@@ -56,7 +56,7 @@ class Redirect:
     heredoc: HereDoc | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SimpleCommand:
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
@@ -309,7 +309,7 @@ def parse_shell(text: str) -> ParsedShell:
     if _NOT_PLAIN.search(text) is None:
         # Most commands are plain words (`python -m pytest -q tests`): the reader would
         # only split them at the blanks it knows (space, tab, CR) into literal words.
-        words = [Word(text=word) for word in _BLANK_SEPARATED.findall(text)]
+        words = [Word(word) for word in _BLANK_SEPARATED.findall(text)]
         return ParsedShell(commands=[SimpleCommand(words=words)] if words else [])
     return _Reader(text).parse()
 
