@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from traj2env_assets.replay.content_store import Unchanged
 
@@ -23,8 +24,7 @@ class Replacement:
     replace_all: bool = False
 
 
-@dataclass(frozen=True)
-class Edited:
+class Edited(NamedTuple):
     text: str
     unchanged: Unchanged
     """How much of the original text is kept at each end (for the content store)."""
