@@ -449,7 +449,7 @@ def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> Repl
     replayer = _replayer(streamed.header)
     # The keys before the timeline are known now and do not change: the spill starts
     # as record.json, so writing the record can finish it instead of copying it.
-    head, _ = split_at_timeline(replayer.state.record.model_dump_json().encode("utf-8"))
+    head, _ = split_at_timeline(dump_json(replayer.state.record))
     replayer.spill = TimelineSpill(spill_directory, head)
     try:
         replayer.run_steps(streamed.steps(), streamed.header)

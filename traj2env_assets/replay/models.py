@@ -23,6 +23,7 @@ def dump_json(model: BaseModel) -> bytes:
     model_dump_json's decode and a file writer's encode."""
     return model.__pydantic_serializer__.to_json(model)
 
+
 FileAction = Literal[
     "write",
     "edit",

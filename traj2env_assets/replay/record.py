@@ -46,7 +46,7 @@ def _write_spilled_record(result: ReplayResult, path: Path) -> None:
     front of them."""
     spill = result.spill
     assert spill is not None
-    head, tail = split_at_timeline(result.record.model_dump_json().encode("utf-8"))
+    head, tail = split_at_timeline(dump_json(result.record))
     if spill.count and not tail.startswith(b"]"):
         tail = b"," + tail
     temporary = path.with_name(f".{path.name}.tmp")

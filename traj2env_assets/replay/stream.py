@@ -276,7 +276,7 @@ class TimelineSpill:
             self._file = os.fdopen(descriptor, "wb", buffering=SPILL_BUFFER_BYTES)
             self.path = Path(name)
             self._file.write(self.head)
-        elif self.count:
+        else:
             self._file.write(b",")
         self._file.write(event_json)
         self.count += 1
@@ -297,9 +297,10 @@ class TimelineSpill:
 
     def finish_as(self, path: Path, tail: bytes) -> None:
         """Append ``tail`` and rename the spill to ``path`` (in the spill's directory)."""
-        assert self._file is not None and self.path is not None
-        self._file.write(tail)
+        assert self.path is not None
         self.close()
+        with self.path.open("ab") as handle:
+            handle.write(tail)
         os.replace(self.path, path)
 
     def remove(self) -> None:
