@@ -11,7 +11,9 @@ traj2env's converter) and a generated ATIF session with N shell commands (defaul
 small edit). The generated document is written to a file by a separate process, so
 its making does not count in the peak RSS. Timed as the replay stage does it
 (``replay_file``: a file over 64 MB is streamed a step at a time): reading and
-validating, replaying, writing the record. Targets: 500 MB / 50,000 commands in
+validating, replaying, writing the record. As in the stage, a streamed replay spills its
+timeline into the output directory and that file is finished as ``record.json``, so
+"write" is mostly the blobs, deltas and manifests. Targets: 500 MB / 50,000 commands in
 < 30 s and < 1 GB peak RSS; stored snapshot bytes should track the bytes changed, not
 commands x project size. Wall time on a shared machine swings with its load, so CPU
 time is printed beside it.

@@ -14,9 +14,11 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from traj2env_assets.replay.models import dump_json
 from traj2env_assets.workspace import atomic_write_bytes
 
 MAX_CHAIN = 32
@@ -38,6 +40,14 @@ class Delta(BaseModel):
     text: str
 
 
+class Unchanged(NamedTuple):
+    """Characters at the start and at the end of a new version that the change making
+    it did not touch (lower bounds): its splice is searched for from there."""
+
+    prefix: int
+    suffix: int
+
+
 @dataclass
 class _Splice:
     base: str
@@ -47,28 +57,41 @@ class _Splice:
     depth: int
 
 
-def _common_prefix(a: str, b: str) -> int:
-    # Binary search over slice equality: the comparisons run in C, so this is fast
-    # even for megabyte files.
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+_BLOCKS = (4096, 256, 16, 1)
+"""Block sizes of the common prefix/suffix scans, coarse to fine."""
 
 
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[len(a) - mid :] == b[len(b) - mid :]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
+# Our own scans: the stdlib has no "first differing position" for strings
+# (os.path.commonprefix walks character by character in Python). Comparing blocks
+# runs in C; each finer size only looks inside the block where the coarser one
+# stopped matching, so the work is about the matching length plus a few dozen
+# comparisons, and no slice is longer than the largest block.
+
+
+def _common_prefix(a: str, b: str, start: int = 0) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, which share at least
+    their first ``start`` characters."""
+    limit = min(len(a), len(b))
+    matched = start
+    for block in _BLOCKS:
+        while matched + block <= limit and a[matched : matched + block] == b[matched : matched + block]:
+            matched += block
+    return matched
+
+
+def _common_suffix(a: str, b: str, limit: int, start: int = 0) -> int:
+    """The length of the longest common suffix of ``a`` and ``b``, at most ``limit``
+    (which must not exceed either length); they share at least their last ``start``
+    characters (``start <= limit``)."""
+    end_a, end_b = len(a), len(b)
+    matched = start
+    for block in _BLOCKS:
+        while (
+            matched + block <= limit
+            and a[end_a - matched - block : end_a - matched] == b[end_b - matched - block : end_b - matched]
+        ):
+            matched += block
+    return matched
 
 
 class ContentStore:
@@ -84,11 +107,13 @@ class ContentStore:
         self._recent: dict[str, str] = {}
         """Texts of spliced versions that are likely read again (the current ones)."""
 
-    def put(self, text: str, base: str | None = None) -> str:
+    def put(self, text: str, base: str | None = None, unchanged: Unchanged | None = None) -> str:
+        """Store ``text``; ``base`` is the digest of the version it was made from, and
+        ``unchanged`` how much of that version the change is known to have kept."""
         digest = content_hash(text)
         if digest in self._whole or digest in self._splices:
             return digest
-        splice = self._splice_against(text, base)
+        splice = self._splice_against(text, base, unchanged or Unchanged(0, 0))
         if splice is None:
             self._whole[digest] = text
         else:
@@ -108,15 +133,16 @@ class ContentStore:
         base = self.get(splice.base)
         return base[: splice.start] + splice.text + base[splice.end :]
 
-    def _splice_against(self, text: str, base: str | None) -> _Splice | None:
+    def _splice_against(self, text: str, base: str | None, unchanged: Unchanged) -> _Splice | None:
         if base is None or (base not in self._whole and base not in self._splices):
             return None
         depth = self._splices[base].depth + 1 if base in self._splices else 1
         if depth > MAX_CHAIN:
             return None
         old = self.get(base)
-        prefix = _common_prefix(old, text)
-        suffix = _common_suffix(old, text, min(len(old), len(text)) - prefix)
+        prefix = _common_prefix(old, text, unchanged.prefix)
+        limit = min(len(old), len(text)) - prefix
+        suffix = _common_suffix(old, text, limit, min(unchanged.suffix, limit))
         replacement = text[prefix : len(text) - suffix]
         if len(replacement) * 2 > len(text):
             return None
@@ -133,11 +159,11 @@ class ContentStore:
         blobs.mkdir(parents=True, exist_ok=True)
         for digest, text in self._whole.items():
             atomic_write_bytes(blobs / digest, text.encode("utf-8", "surrogatepass"))
-        lines = [
-            Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text).model_dump_json()
+        lines = b"".join(
+            dump_json(Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text)) + b"\n"
             for digest, s in self._splices.items()
-        ]
-        atomic_write_bytes(directory / DELTAS_FILE, "".join(line + "\n" for line in lines).encode("utf-8"))
+        )
+        atomic_write_bytes(directory / DELTAS_FILE, lines)
 
 
 class ContentReader:

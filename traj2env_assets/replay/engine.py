@@ -31,13 +31,20 @@ from atif import Step, Trajectory
 
 from traj2env_assets.replay.content_store import ContentStore
 from traj2env_assets.replay.file_ops import apply_file_op, apply_patch_text
-from traj2env_assets.replay.models import Manifest, ReplayFidelity, ReplayRecordFile, ShellCommand, UserRequest
+from traj2env_assets.replay.models import (
+    Manifest,
+    ReplayFidelity,
+    ReplayRecordFile,
+    ShellCommand,
+    UserRequest,
+    dump_json,
+)
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
-from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill
+from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
     EditError,
     Replacement,
@@ -146,7 +153,7 @@ class _Replayer:
         running = {id(event) for event in self.running.values()}
         done = 0
         while done < len(timeline) and id(timeline[done]) not in running:
-            self.spill.write(timeline[done].model_dump_json())
+            self.spill.write(dump_json(timeline[done]))
             done += 1
         del timeline[:done]
 
@@ -236,11 +243,11 @@ class _Replayer:
             return
         edits, pi_semantics = parsed
         try:
-            updated = apply_against_original(current, edits) if pi_semantics else apply_sequential(current, edits)
+            edited = apply_against_original(current, edits) if pi_semantics else apply_sequential(current, edits)
         except EditError as error:
             self.state.fail(c, path, "edit", error.reason)
             return
-        self.state.set(c, path, updated, "edit")
+        self.state.set(c, path, edited.text, "edit", edited.unchanged)
 
     def _pre_image(self, c: CallContext, path: str) -> None:
         original = c.result.extra.original_file if c.result.extra else None
@@ -440,7 +447,10 @@ def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -
 def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> ReplayResult:
     """Replay a large trajectory a step at a time, its timeline spilled under ``spill_directory``."""
     replayer = _replayer(streamed.header)
-    replayer.spill = TimelineSpill(spill_directory)
+    # The keys before the timeline are known now and do not change: the spill starts
+    # as record.json, so writing the record can finish it instead of copying it.
+    head, _ = split_at_timeline(dump_json(replayer.state.record))
+    replayer.spill = TimelineSpill(spill_directory, head)
     try:
         replayer.run_steps(streamed.steps(), streamed.header)
     except BaseException:

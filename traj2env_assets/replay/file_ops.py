@@ -10,6 +10,7 @@ import fnmatch
 import posixpath
 
 from traj2env_assets.replay.apply_patch import AddFile, DeleteFile, PatchError, UpdateFile, apply_update, parse_patch
+from traj2env_assets.replay.content_store import Unchanged
 from traj2env_assets.replay.models import FileAction
 from traj2env_assets.replay.shell_effects import (
     FileOp,
@@ -146,14 +147,16 @@ def _write_from(state: ReplayState, c: CallContext, op: WriteFrom) -> None:
             return
         pieces.append(text)
     text = "".join(pieces)
-    if op.append:
-        base = state.vfs.content(path)
-        if base is None and path not in state.vfs.deleted:
-            state.lose(c, path, "append_to_unknown_file")
-            return
-        text = (base or "") + text
     action: FileAction = "heredoc" if op.action == "heredoc" else "redirect"
-    state.set(c, path, text, action)
+    if not op.append:
+        state.set(c, path, text, action)
+        return
+    base = state.vfs.content(path)
+    if base is None and path not in state.vfs.deleted:
+        state.lose(c, path, "append_to_unknown_file")
+        return
+    kept = base or ""
+    state.set(c, path, kept + text, action, Unchanged(len(kept), 0))
 
 
 def _matching(state: ReplayState, target: PathRef, recursive: bool) -> list[str]:

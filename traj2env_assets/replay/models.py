@@ -17,6 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 RECORD_SCHEMA = "traj2env.replay/1"
 
+
+def dump_json(model: BaseModel) -> bytes:
+    """``model.model_dump_json()`` as UTF-8: the serializer's own bytes, without
+    model_dump_json's decode and a file writer's encode."""
+    return model.__pydantic_serializer__.to_json(model)
+
+
 FileAction = Literal[
     "write",
     "edit",

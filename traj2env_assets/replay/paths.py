@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 _GIT_DIR = ".git"
@@ -50,6 +51,40 @@ def normalise_dir(raw: str | None) -> str | None:
     return posixpath.normpath(posix)
 
 
+def _absolute(root: str | None, raw: str, cwd: str | None) -> str | Refused:
+    if not raw or "\x00" in raw:
+        return Refused(raw, "invalid_path")
+    if raw.startswith("~"):
+        return Refused(raw, "home_relative")
+    posix = to_posix(raw)
+    if posix.startswith("/"):
+        return posixpath.normpath(posix)
+    base = normalise_dir(cwd) or root
+    if base is None:
+        return Refused(raw, "unknown_cwd")
+    return posixpath.normpath(posixpath.join(base, posix))
+
+
+@lru_cache(maxsize=4096)
+def _resolve(root: str | None, raw: str, cwd: str | None) -> Resolved | Refused:
+    # Cached: a session names the same few paths from the same few directories over
+    # and over, and the answer depends on nothing else (it is immutable).
+    absolute = _absolute(root, raw, cwd)
+    if isinstance(absolute, Refused):
+        return absolute
+    if root is None:
+        return Refused(raw, "unknown_cwd")
+    if absolute == root:
+        return Refused(raw, "project_root")
+    prefix = root.rstrip("/") + "/"
+    if not absolute.startswith(prefix):
+        return Refused(raw, "outside_project")
+    relative = absolute[len(prefix) :]
+    if relative.split("/")[0] == _GIT_DIR:
+        return Refused(raw, "git_metadata")
+    return Resolved(relative)
+
+
 class ProjectPaths:
     """Resolves agent paths against a cwd and keeps them inside ``root``."""
 
@@ -58,33 +93,12 @@ class ProjectPaths:
 
     def absolute(self, raw: str, cwd: str | None) -> str | Refused:
         """The normalised absolute form of ``raw`` seen from ``cwd``."""
-        if not raw or "\x00" in raw:
-            return Refused(raw, "invalid_path")
-        if raw.startswith("~"):
-            return Refused(raw, "home_relative")
-        posix = to_posix(raw)
-        if posix.startswith("/"):
-            return posixpath.normpath(posix)
-        base = normalise_dir(cwd) or self.root
-        if base is None:
-            return Refused(raw, "unknown_cwd")
-        return posixpath.normpath(posixpath.join(base, posix))
+        return _absolute(self.root, raw, cwd)
 
     def resolve(self, raw: str, cwd: str | None) -> Resolved | Refused:
-        absolute = self.absolute(raw, cwd)
-        if isinstance(absolute, Refused):
-            return absolute
-        if self.root is None:
-            return Refused(raw, "unknown_cwd")
-        if absolute == self.root:
-            return Refused(raw, "project_root")
-        prefix = self.root.rstrip("/") + "/"
-        if not absolute.startswith(prefix):
-            return Refused(raw, "outside_project")
-        relative = absolute[len(prefix) :]
-        if relative.split("/")[0] == _GIT_DIR:
-            return Refused(raw, "git_metadata")
-        return Resolved(relative)
+        # A cwd from a mangled log may be any JSON (unhashable for the cache); any
+        # non-string one counts as no cwd, as in normalise_dir.
+        return _resolve(self.root, raw, cwd if isinstance(cwd, str) else None)
 
     def resolve_dir(self, raw: str, cwd: str | None) -> str | Refused:
         """An absolute directory for ``cd``; it may lie outside the project."""

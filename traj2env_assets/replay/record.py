@@ -16,7 +16,9 @@ from traj2env_assets.replay.models import (
     ShellCommand,
     TimelineEvent,
     UserRequest,
+    dump_json,
 )
+from traj2env_assets.replay.stream import split_at_timeline
 from traj2env_assets.workspace import atomic_write_bytes, atomic_write_json
 
 RECORD_FILE = "record.json"
@@ -28,8 +30,8 @@ def write_record(result: ReplayResult, directory: Path) -> None:
     """Write ``record.json``, ``manifests.jsonl``, ``fidelity.json``, blobs and deltas."""
     directory.mkdir(parents=True, exist_ok=True)
     result.store.write(directory)
-    lines = "".join(manifest.model_dump_json() + "\n" for manifest in result.manifests)
-    atomic_write_bytes(directory / MANIFESTS_FILE, lines.encode("utf-8"))
+    lines = b"".join(dump_json(manifest) + b"\n" for manifest in result.manifests)
+    atomic_write_bytes(directory / MANIFESTS_FILE, lines)
     if result.spill is None:
         atomic_write_bytes(directory / RECORD_FILE, result.record.model_dump_json().encode("utf-8"))
     else:
@@ -41,28 +43,25 @@ def _write_spilled_record(result: ReplayResult, path: Path) -> None:
     """``record.json`` with the spilled timeline streamed in, never whole in memory.
 
     The record is dumped with only the events still in memory, and the spilled ones go in
-    front of them. ``"timeline":[`` can only occur once, structurally: inside a JSON
-    string every quote is escaped."""
-    assert result.spill is not None
-    dumped = result.record.model_dump_json()
-    head, marker, tail = dumped.partition('"timeline":[')
-    if not marker:
-        raise ValueError("record.json has no timeline")
+    front of them."""
+    spill = result.spill
+    assert spill is not None
+    head, tail = split_at_timeline(dump_json(result.record))
+    if spill.count and not tail.startswith(b"]"):
+        tail = b"," + tail
     temporary = path.with_name(f".{path.name}.tmp")
     try:
-        with temporary.open("w", encoding="utf-8") as handle:
-            handle.write(head + marker)
-            first = True
-            for event in result.spill.events():
-                handle.write(event if first else "," + event)
-                first = False
-            if not first and not tail.startswith("]"):
-                handle.write(",")
-            handle.write(tail)
-        os.replace(temporary, path)
+        if spill.path is not None and spill.path.parent == path.parent and spill.head == head:
+            spill.finish_as(path, tail)
+        else:
+            with temporary.open("wb") as handle:
+                handle.write(head)
+                spill.copy_events_to(handle)
+                handle.write(tail)
+            os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
-        result.spill.remove()
+        spill.remove()
 
 
 class ReplayRecord:

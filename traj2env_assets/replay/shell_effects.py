@@ -173,6 +173,10 @@ _FORMATTERS = {
 _DISCARDED = ("/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty")
 
 
+def _dynamic(words: list[Word]) -> bool:
+    return any(not word.literal for word in words)
+
+
 def _strip_wrappers(words: list[Word]) -> list[Word]:
     index = 0
     while index < len(words):
@@ -324,7 +328,6 @@ class _CommandReader:
     def _command(self, name: str, words: list[Word], stdin: Stream | None) -> Stream | None:
         args = words[1:]
         argv = [w.text for w in args]
-        dynamic = any(not w.literal for w in args)
         if name in ("cd", "pushd"):
             self._cd(args)
             return ("",)
@@ -337,9 +340,9 @@ class _CommandReader:
             refs = [self.ref(w) for w in files]
             return None if any(r is None for r in refs) else tuple(r for r in refs if r is not None)
         if name == "echo":
-            return None if dynamic else (_echo(argv),)
+            return None if _dynamic(args) else (_echo(argv),)
         if name == "printf":
-            if dynamic or not argv:
+            if _dynamic(args) or not argv:
                 return None
             text = _printf(argv[0], argv[1:])
             return None if text is None else (text,)

@@ -17,9 +17,13 @@ _SEPARATORS = ("&&", "||", ";;", ";", "&", "|", "(", ")", "\n")
 _OPERATOR_START = frozenset("<>&|;()\n")
 _PLAIN_RUN = re.compile(r"[^\s'\"\\$`<>&|;()*?\[]*")
 _REDIRECTS = ("<<<", "<<-", "&>>", "<<", ">>", ">&", "<&", "&>", ">|", "<>", "<", ">")
+_NOT_PLAIN = re.compile(r"['\"\\$`<>&|;()*?\[\n#~]")
+"""A character that may make the reader do more than split words at blanks: quotes,
+escapes, substitutions, operators, newlines, comments, globs and ``~``."""
+_BLANK_SEPARATED = re.compile(r"[^ \t\r]+")
 
 
-@dataclass
+@dataclass(slots=True)
 class Word:
     text: str = ""
     expands: bool = False
@@ -52,7 +56,7 @@ class Redirect:
     heredoc: HereDoc | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SimpleCommand:
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
@@ -302,6 +306,11 @@ def _matching(text: str, start: int, opening: str, closing: str) -> int:
 
 def parse_shell(text: str) -> ParsedShell:
     """Split ``text`` into simple commands with their redirections and here-documents."""
+    if _NOT_PLAIN.search(text) is None:
+        # Most commands are plain words (`python -m pytest -q tests`): the reader would
+        # only split them at the blanks it knows (space, tab, CR) into literal words.
+        words = [Word(word) for word in _BLANK_SEPARATED.findall(text)]
+        return ParsedShell(commands=[SimpleCommand(words=words)] if words else [])
     return _Reader(text).parse()
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from atif import Step, ToolCall
 
-from traj2env_assets.replay.content_store import ContentStore
+from traj2env_assets.replay.content_store import ContentStore, Unchanged
 from traj2env_assets.replay.models import FileAction, FileEvent, RefusedPath, ReplayFidelity, ReplayRecordFile
 from traj2env_assets.replay.paths import ProjectPaths, Refused
 from traj2env_assets.replay.tool_results import CallResult
@@ -95,8 +95,11 @@ class ReplayState:
             )
         )
 
-    def set(self, c: CallContext, path: str, text: str, action: FileAction) -> None:
-        self.vfs.set_content(path, text, action, c.step.step_id)
+    def set(
+        self, c: CallContext, path: str, text: str, action: FileAction, unchanged: Unchanged | None = None
+    ) -> None:
+        """``unchanged``: how much of the file's current text the change kept, when known."""
+        self.vfs.set_content(path, text, action, c.step.step_id, unchanged)
         if action not in ("read", "pre_image"):
             self.fidelity.edits_applied += 1
         self.event(c, path, action, True)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
+
+from traj2env_assets.replay.content_store import Unchanged
 
 
 class EditError(ValueError):
@@ -21,22 +24,42 @@ class Replacement:
     replace_all: bool = False
 
 
-def apply_sequential(content: str, edits: list[Replacement]) -> str:
+class Edited(NamedTuple):
+    text: str
+    unchanged: Unchanged
+    """How much of the original text is kept at each end (for the content store)."""
+
+
+def apply_sequential(content: str, edits: list[Replacement]) -> Edited:
     """Claude Code semantics: each edit applies to the result of the previous one;
     without ``replace_all`` the first occurrence is replaced."""
+    # The original's first and last characters an edit kept: every edit keeps a prefix
+    # and a suffix of its input, so the whole run keeps the shortest of each.
+    kept_prefix = kept_suffix = len(content)
     for edit in edits:
         if not edit.old:
             if content:
                 raise EditError("old_text_not_found")
             content = edit.new
+            kept_prefix = kept_suffix = 0
             continue
-        if edit.old not in content:
+        first = content.find(edit.old)
+        if first < 0:
             raise EditError("old_text_not_found")
-        content = content.replace(edit.old, edit.new) if edit.replace_all else content.replace(edit.old, edit.new, 1)
-    return content
+        if edit.replace_all:
+            # The last occurrence ends no earlier than the last one replaced.
+            end = content.rfind(edit.old) + len(edit.old)
+            updated = content.replace(edit.old, edit.new)
+        else:
+            end = first + len(edit.old)
+            updated = content[:first] + edit.new + content[end:]
+        kept_prefix = min(kept_prefix, first)
+        kept_suffix = min(kept_suffix, len(content) - end)
+        content = updated
+    return Edited(content, Unchanged(kept_prefix, kept_suffix))
 
 
-def apply_against_original(content: str, edits: list[Replacement]) -> str:
+def apply_against_original(content: str, edits: list[Replacement]) -> Edited:
     """pi semantics: every ``oldText`` must occur exactly once in the original file,
     the matches must not overlap, and all are replaced at once."""
     spans: list[tuple[int, int, str]] = []
@@ -60,7 +83,8 @@ def apply_against_original(content: str, edits: list[Replacement]) -> str:
         out.append(new)
         cursor = end
     out.append(content[cursor:])
-    return "".join(out)
+    kept = Unchanged(spans[0][0], len(content) - spans[-1][1]) if spans else Unchanged(len(content), len(content))
+    return Edited("".join(out), kept)
 
 
 _NUMBERED_LINE = re.compile(r"^ *(\d+)\u2192(.*)$")

@@ -23,22 +23,34 @@ _EXIT_PATTERNS = (
     re.compile(r"\AExit code:? (-?\d+)"),
     re.compile(r"^Exit code:? (-?\d+)$", re.MULTILINE),
 )
-_REJECTED = re.compile(
-    r"<tool_use_error>|The user doesn't want to proceed|haven't granted it yet|File has not been read yet|"
-    r"apply_patch verification failed|Failed to apply patch|user rejected|Permission denied|"
-    r"^Error: |\AError:|was rejected|Request interrupted by user",
-    re.MULTILINE,
+# Refusal wording is plain phrases: `in` finds each far faster than one regex of
+# alternatives scans for all of them.
+_NOT_RUN_PHRASES = (
+    "<tool_use_error>",
+    "The user doesn't want to proceed",
+    "haven't granted it yet",
+    "user rejected",
+    "was rejected",
 )
-_NOT_RUN = re.compile(
-    r"<tool_use_error>|The user doesn't want to proceed|haven't granted it yet|user rejected|was rejected"
+_REJECTED_PHRASES = (
+    *_NOT_RUN_PHRASES,
+    "File has not been read yet",
+    "apply_patch verification failed",
+    "Failed to apply patch",
+    "Permission denied",
+    "Request interrupted by user",
 )
+_SCANNED_CHARS = 2000
+"""Refusals are looked for at the start of a result only."""
 # Codex unified exec and shell_command put a header before the command's own output.
 _CODEX_HEADER = re.compile(
     r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?"
     r"(?:Process exited with code -?\d+\n|Process running with session ID \d+\n|Exit code: -?\d+\n)"
     r"(?:Wall time: [^\n]*\n)?(?:Original token count: \d+\n)?Output:\n"
 )
-_SESSION_ID = re.compile(r"Process running with session ID (\d+)")
+_RUNNING = "Process running with session ID "
+_SESSION_ID = re.compile(_RUNNING + r"(\d+)")
+_NO_EXTRA = ObservationExtra()
 
 
 @dataclass
@@ -58,7 +70,7 @@ class CallResult:
     @property
     def rejected(self) -> bool:
         """The tool did not do what was asked: an error flag, a refusal, or no result."""
-        return not self.present or self.is_error or bool(_REJECTED.search(self.text[:2000]))
+        return not self.present or self.is_error or _rejection_wording(self.text[:_SCANNED_CHARS])
 
     @property
     def failed(self) -> bool:
@@ -69,12 +81,32 @@ class CallResult:
     @property
     def not_run(self) -> bool:
         """A shell call that never ran: no result, or a refusal before execution."""
-        return not self.present or bool(_NOT_RUN.search(self.text[:2000]))
+        head = self.text[:_SCANNED_CHARS]
+        return not self.present or any(phrase in head for phrase in _NOT_RUN_PHRASES)
 
     @property
     def running_session(self) -> str | None:
+        if _RUNNING not in self.text:
+            return None
         match = _SESSION_ID.search(self.text)
         return match.group(1) if match else None
+
+
+def _rejection_wording(head: str) -> bool:
+    # "Error:" opening the result, or "Error: " opening any of its lines.
+    return head.startswith("Error:") or "\nError: " in head or any(phrase in head for phrase in _REJECTED_PHRASES)
+
+
+def _printed_exit_code(text: str) -> int | None:
+    # Every pattern needs one of these words; most outputs have neither, and `in` is
+    # far cheaper than four regex scans.
+    if "exited with code " not in text and "Exit code" not in text:
+        return None
+    for pattern in _EXIT_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            return int(match.group(1))
+    return None
 
 
 def result_text(result: ObservationResult) -> str:
@@ -104,16 +136,12 @@ def read_result(result: ObservationResult | None) -> CallResult:
     if result is None:
         return CallResult(present=False)
     try:
-        extra = ObservationExtra.model_validate(result.extra or {})
+        extra = ObservationExtra.model_validate(result.extra) if result.extra else _NO_EXTRA
     except ValidationError:
-        extra = ObservationExtra()
+        extra = _NO_EXTRA
     text, exit_code = _unwrap_codex_json(result_text(result))
     if extra.exit_code is not None:
         exit_code = extra.exit_code
     if exit_code is None:
-        for pattern in _EXIT_PATTERNS:
-            match = pattern.search(text)
-            if match:
-                exit_code = int(match.group(1))
-                break
+        exit_code = _printed_exit_code(text)
     return CallResult(present=True, text=text, is_error=bool(extra.is_error), exit_code=exit_code, extra=extra)

@@ -8,7 +8,7 @@ each checkpoint (shell command, user request) can be emitted as a small
 
 from __future__ import annotations
 
-from traj2env_assets.replay.content_store import ContentStore
+from traj2env_assets.replay.content_store import ContentStore, Unchanged
 from traj2env_assets.replay.models import FileAction, FileProvenance, FileSummary, Manifest
 
 
@@ -42,8 +42,10 @@ class VirtualFS:
         prefix = directory + "/" if directory else ""
         return sorted(p for p in (*self.known, *self.lost) if p.startswith(prefix))
 
-    def set_content(self, path: str, text: str, action: FileAction, step_id: int) -> str:
-        digest = self.store.put(text, self.known.get(path))
+    def set_content(
+        self, path: str, text: str, action: FileAction, step_id: int, unchanged: Unchanged | None = None
+    ) -> str:
+        digest = self.store.put(text, self.known.get(path), unchanged)
         self.known[path] = digest
         self.lost.pop(path, None)
         self.deleted.discard(path)

@@ -29,6 +29,13 @@ def test_resolution(raw: str, cwd: str, expected: Resolved | Refused) -> None:
     assert ProjectPaths(ROOT).resolve(raw, cwd) == expected
 
 
+def test_a_cwd_that_is_not_a_string_counts_as_none() -> None:
+    # A mangled log's cwd may be any JSON; resolution (cached) must neither fail nor use it.
+    paths = ProjectPaths(ROOT)
+    for cwd in (["x"], {"a": 1}, 7, True):
+        assert paths.resolve("src/a.py", cwd) == paths.resolve("src/a.py", None) == Resolved("src/a.py")  # type: ignore[arg-type]
+
+
 def test_windows_paths_map_onto_the_project() -> None:
     paths = ProjectPaths("C:\\Users\\dev\\proj")
     assert paths.resolve("C:\\Users\\dev\\proj\\src\\a.py", None) == Resolved("src/a.py")

@@ -46,9 +46,18 @@ def test_streamed_replay_writes_the_same_record(
     spill = tmp_path / "spill"
     spill.mkdir()
     write_record(replay_streamed(read_streamed(path, steps_last=steps_last), spill), tmp_path / "streamed")
+    # As the replay stage does it: the record goes where the timeline was spilled, so the
+    # spill is finished in place rather than copied.
+    in_place = tmp_path / "in_place"
+    in_place.mkdir()
+    write_record(replay_streamed(read_streamed(path, steps_last=steps_last), in_place), in_place)
 
     assert _records(tmp_path / "streamed") == _records(tmp_path / "whole")
     assert list(spill.iterdir()) == []
+    whole = (tmp_path / "whole" / "record.json").read_bytes()
+    assert (tmp_path / "streamed" / "record.json").read_bytes() == whole
+    assert (in_place / "record.json").read_bytes() == whole
+    assert sorted(p.name for p in in_place.iterdir()) == sorted(p.name for p in (tmp_path / "whole").iterdir())
     loaded = ReplayRecord.load(tmp_path / "streamed")
     assert loaded.fidelity.events == len(loaded.timeline) > 0
 
