@@ -18,7 +18,8 @@ Prints:
    on our own per-line code reaches that ratio.
 3. A Claude Code folder of sessions with flat ``agent-<id>.jsonl`` sub-agent files
    beside them (older CLIs): each conversion looks for its own sub-agents among all of
-   them, so the time per session must not grow with the folder.
+   them. What each agent file names is read once (cached), but each conversion still
+   stats every agent file, so the time per session grows slowly with the folder.
 4. Wall time of the cheap stages (conversion, scan gate, replay, repair mining) for 200
    partitions in ONE Dagster run (single-run backfill policy, SQLite instance) vs a plain
    Python loop over the same core functions.
