@@ -23,7 +23,7 @@ FINISHED = {"SUCCESS", "FAILURE", "CANCELED"}
 _RUNS = """
 query Runs($filter: RunsFilter) {
   runsOrError(filter: $filter) {
-    ... on Runs { results { runId status jobName creationTime tags { key value } } }
+    ... on Runs { results { runId status jobName creationTime endTime tags { key value } } }
     ... on PythonError { message }
   }
 }

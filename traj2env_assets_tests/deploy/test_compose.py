@@ -109,7 +109,9 @@ def test_a_file_dropped_into_the_watched_folder_is_published_by_the_sensors_run(
     sensor_runs = deployment.runs(dagster__sensor_name="trajectory_folder_sensor")
     assert [r["tags"]["dagster/partition"] for r in sensor_runs] == [key]
 
-    report = deployment.wait_for_run(RUN_TIMEOUT, after=run["creationTime"], dagster__sensor_name="report_refresh_sensor")
+    # This run's report, requested once it ended; the GraphQL run's may be requested late
+    # (its sensor tick can come after this run was created) and would not list this one.
+    report = deployment.wait_for_run(RUN_TIMEOUT, after=run["endTime"], dagster__sensor_name="report_refresh_sensor")
     assert report["status"] == "SUCCESS" and report["jobName"] == "run_report_job"
     [document] = deployment.json_in_workspace("trajectory-tasks/report.json")
     published_keys = {c["partition_key"] for c in document["candidates"] if c["status"] == "published"}
