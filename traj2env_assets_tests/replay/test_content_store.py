@@ -30,12 +30,18 @@ TEXTS = st.builds(
 )
 
 
+def _edit(text: str, data: st.DataObject, alphabet: str | None = "ab\n\u00e9") -> tuple[int, int, str]:
+    """A span of ``text`` and ``text`` with that span replaced by a short drawn text."""
+    start = data.draw(st.integers(min_value=0, max_value=len(text)))
+    end = data.draw(st.integers(min_value=start, max_value=len(text)))
+    inserted = st.text(max_size=20) if alphabet is None else st.text(alphabet=alphabet, max_size=20)
+    return start, end, text[:start] + data.draw(inserted) + text[end:]
+
+
 @settings(max_examples=300, deadline=None)
 @given(TEXTS, st.data())
 def test_common_prefix_and_suffix_match_a_character_scan(text: str, data: st.DataObject) -> None:
-    start = data.draw(st.integers(min_value=0, max_value=len(text)))
-    end = data.draw(st.integers(min_value=start, max_value=len(text)))
-    other = text[:start] + data.draw(st.text(alphabet="ab\n\u00e9", max_size=20)) + text[end:]
+    _, _, other = _edit(text, data)
     prefix = _common_prefix(text, other)
     assert prefix == _reference_prefix(text, other)
     limit = min(len(text), len(other)) - prefix
@@ -45,9 +51,7 @@ def test_common_prefix_and_suffix_match_a_character_scan(text: str, data: st.Dat
 @settings(max_examples=100, deadline=None)
 @given(TEXTS, st.data())
 def test_a_spliced_version_reads_back_exactly(text: str, data: st.DataObject) -> None:
-    start = data.draw(st.integers(min_value=0, max_value=len(text)))
-    end = data.draw(st.integers(min_value=start, max_value=len(text)))
-    edited = text[:start] + data.draw(st.text(max_size=20)) + text[end:]
+    _, _, edited = _edit(text, data, alphabet=None)
     store = ContentStore()
     base = store.put(text)
     assert store.get(store.put(edited, base)) == edited
@@ -56,9 +60,7 @@ def test_a_spliced_version_reads_back_exactly(text: str, data: st.DataObject) ->
 @settings(max_examples=200, deadline=None)
 @given(TEXTS, st.data())
 def test_a_known_unchanged_prefix_and_suffix_give_the_same_splice(text: str, data: st.DataObject) -> None:
-    start = data.draw(st.integers(min_value=0, max_value=len(text)))
-    end = data.draw(st.integers(min_value=start, max_value=len(text)))
-    edited = text[:start] + data.draw(st.text(alphabet="ab\n\u00e9", max_size=20)) + text[end:]
+    start, end, edited = _edit(text, data)
     # Any lower bounds of what the change kept: at most what it kept.
     kept = Unchanged(
         data.draw(st.integers(min_value=0, max_value=start)),
