@@ -116,6 +116,9 @@ class Probe(BaseModel):
     timeout_s: float = Field(default=300, gt=0)
     # Files written into the container before the script runs: {absolute path: bytes}.
     files: dict[str, bytes] = Field(default_factory=dict)
+    # A file the script leaves for the host (read back as text before the container goes):
+    # for results larger than the output tail.
+    result_file: str | None = None
 
 
 class CalibrationPlan(BaseModel):
@@ -135,6 +138,8 @@ class ProbeResult(BaseModel):
     stopped_by: str | None = None
     """The container limit that ended the probe (``timeout``, ``output_limit``, ``disk_limit``,
     ``out_of_memory``), if one did."""
+    result: str | None = None
+    """The probe's ``result_file``, if it has one and left it."""
 
 
 class CalibrationVerdict(BaseModel):

@@ -9,8 +9,11 @@ submission has been copied to ``/workspace``. Only solution code crosses. It
    harness file (conftest.py, sitecustomize.py, .pth, pytest/npm config...) and
    ``node_modules`` and Python environment (virtualenv, site-packages) the submission
    holds, and restores the pristine ones from the full
-   copy of the project the image saved at build time under ``/opt/traj2env/pristine``,
-   then the hidden tests from ``/tests/traj2env/restore``;
+   copy of the project the image saved at build time under ``/opt/traj2env/pristine``;
+   a task with a behaviour gate (``traj2env_assets.gate``) then has the gate's worker
+   answer its cases on the solution code as the user ``solver``, while the project is
+   root's and read-only and ``/tests`` (the expected answers, the hidden tests) is
+   root-only; then the hidden tests return from ``/tests/traj2env/restore``;
 2. runs the static tamper check (``verifier_files/tamper_check.py`` / ``.mjs``) of the
    solution code against that pristine copy;
 3. adds sentinel pairs with names and bodies drawn at random for this run, a test that
@@ -22,7 +25,8 @@ submission has been copied to ``/workspace``. Only solution code crosses. It
    assertion and test modules frozen). Outcomes arrive signed on a pipe that root drains
    into a root-only file; every process of ``tester`` is killed afterwards;
 5. as root again, writes ``/logs/verifier/reward.txt`` and ``verdict.json`` (the
-   directory is not writable by ``tester``) with ``verifier_files/verdict.py`` / ``.mjs``.
+   directory is not writable by ``tester``) with ``verifier_files/verdict.py`` / ``.mjs``,
+   which also compares the gate's answers with the reference's.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable
 
+from traj2env_assets.gate.runtime import WORKER
 from traj2env_assets.harbor.task_spec import (
     ANSWER_FILE,
     ANSWER_WORKDIR,
@@ -48,6 +53,12 @@ GOLD_FILE = "answer.json"
 HARNESS_DIR = "/tests/traj2env"
 TEST_USER = "tester"
 TEST_UID = 2000
+# The behaviour gate's worker runs solution code as this user, apart from the test user.
+GATE_USER = "solver"
+GATE_UID = 2001
+GATE_CASES = "gate_cases.json"
+GATE_EXPECTED = "gate_expected.json"
+GATE_TIMEOUT_S = 180
 TAMPER_CHECK_TIMEOUT_S = 120
 _CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -61,8 +72,10 @@ def dockerfile(spec: TaskSpec) -> str:
         return "\n".join(lines) + "\n"
     lines = [
         f"FROM {spec.image_name}",
-        f"RUN id -u {TEST_USER} >/dev/null 2>&1 || "
-        f"useradd --uid {TEST_UID} --no-create-home --shell /bin/sh {TEST_USER}",
+        *(
+            f"RUN id -u {user} >/dev/null 2>&1 || useradd --uid {uid} --no-create-home --shell /bin/sh {user}"
+            for user, uid in ((TEST_USER, TEST_UID), (GATE_USER, GATE_UID))
+        ),
         *spec.dependency_lines,
         f"WORKDIR {WORKSPACE}",
         f"COPY workspace/ {WORKSPACE}/",
@@ -131,9 +144,16 @@ def test_sh(spec: TaskSpec) -> str:
         python_env_dirs=_find_names(PYTHON_ENVIRONMENT_DIRS),
         tamper=_TAMPER_CHECK[tests.runner],
         tamper_timeout=TAMPER_CHECK_TIMEOUT_S,
+        gate=_gate_run() if tests.behaviour_gate is not None else "",
     )
     run = {"pytest": _pytest_run, "node": _node_run, "lint": _lint_run}[tests.runner](spec)
     return head + run
+
+
+def _gate_run() -> str:
+    return _GATE_RUN.format(
+        user=GATE_USER, timeout=GATE_TIMEOUT_S, path=_CLEAN_PATH, worker=WORKER, cases=GATE_CASES
+    )
 
 
 def _find_names(names: Iterable[str]) -> str:
@@ -168,6 +188,10 @@ def _pytest_run(spec: TaskSpec) -> str:
         tracked_files=" ".join(shlex.quote(path) for path in tracked_files),
         collected=" ".join(shlex.quote(arg) for arg in whole),
         mode=tests.reward,
+        gate_files=(
+            f'{HARNESS_DIR}/{GATE_CASES} {HARNESS_DIR}/{GATE_EXPECTED} "$RUN_DIR/gate-answers.jsonl"'
+            if tests.behaviour_gate is not None else ""
+        ),
     )
 
 
@@ -267,7 +291,7 @@ python_environments() {{
 }}
 python_environments "$WORK" | xargs -0 -r rm -rf --
 (cd "$PRISTINE" && python_environments . | xargs -0 -r -I{{}} cp -a --parents {{}} "$WORK/")
-if [ -d "$HARNESS/restore" ]; then cp -a "$HARNESS/restore/." "$WORK/"; fi
+{gate}if [ -d "$HARNESS/restore" ]; then cp -a "$HARNESS/restore/." "$WORK/"; fi
 
 # 2. The static tamper check of the solution code against the pristine project. A check
 #    that does not finish (a submission made slow to scan) leaves no report: reward 0.
@@ -306,6 +330,26 @@ if [ -d "$HARNESS/restore" ]; then (cd "$HARNESS/restore" && find . -type f | se
 (cd "$WORK" && find . -name {node_modules} -type d -prune | sed 's|^\\./||') >> "$RESTORED"
 (cd "$WORK" && python_environments . | tr '\\0' '\\n' | sed 's|^\\./||') >> "$RESTORED"
 cd "$WORK"
+"""
+
+_GATE_RUN = """
+# 1b. The behaviour gate: the worker answers every case (calls recorded from the tests on
+#     the reference, and perturbed ones the agent never saw) on the solution code, as the
+#     user {user}. The project is root's and read-only for it; /tests (the expected answers,
+#     the hidden tests, this harness) and root's run folder are closed to it. It writes
+#     answers on descriptor 3 into a root-owned file; root compares them in step 5.
+chown -R root: "$WORK" && chmod -R a+rX,go-w "$WORK"
+chmod 0700 /tests
+GATE_DIR="$(mktemp -d /tmp/traj2env-gate.XXXXXX)"
+GATE_HOME="$(mktemp -d /tmp/traj2env-gate-home.XXXXXX)"
+chmod 0755 "$GATE_DIR" && chown {user}: "$GATE_HOME"
+cp "$HARNESS/{worker}" "$HARNESS/{cases}" "$GATE_DIR/" && chmod 0644 "$GATE_DIR"/*
+(cd "$WORK" && timeout -k 5 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$GATE_HOME" LANG=C.UTF-8 \\
+  PYTHONDONTWRITEBYTECODE=1 python3 -I "$GATE_DIR/{worker}" "$WORK" "$GATE_DIR/{cases}" \\
+  3> "$RUN_DIR/gate-answers.jsonl" > "$LOGS/gate-output.txt" 2>&1)
+echo "gate worker exit code: $?" >> "$LOGS/gate-output.txt"
+runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
+chmod 0755 /tests
 """
 
 _PYTEST_RUN = """
@@ -360,7 +404,7 @@ wait "$READER"
 
 # 5. The verdict, as root.
 python3 -I {harness}/verdict.py "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
-  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS" {harness}/gate_ids.txt
+  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS" {harness}/gate_ids.txt {gate_files}
 """
 
 _NODE_RUN = """

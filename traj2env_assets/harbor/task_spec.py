@@ -16,6 +16,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from traj2env_assets.gate.model import BehaviourGate
+
 BaseImageKind = Literal["python", "node"]
 # "lint": a Python lint or type check (ruff, mypy) whose pass is the reward.
 TestRunner = Literal["pytest", "node", "lint"]
@@ -122,6 +124,9 @@ class VerifierSpec(BaseModel):
     # are then the recorded diagnostics (``file: RULE message``).
     check_command: list[str] = Field(default_factory=list)
     check_dir: str = ""
+    # Runner "pytest": the behaviour gate calibration found (traj2env_assets.gate); a test
+    # it covers passes only when the gate's worker answers its calls as the reference did.
+    behaviour_gate: BehaviourGate | None = None
 
     @model_validator(mode="after")
     def _lint_has_command(self) -> VerifierSpec:

@@ -39,6 +39,17 @@ class Provenance(_Strict):
     evaluation: Evaluation = Field(default_factory=Evaluation)
 
 
+class BehaviourGateMetadata(_Strict):
+    """What the behaviour gate decides (``traj2env_assets.gate``): ``coverage`` is the share of
+    tracked tests whose outcome it decides; the others are judged in-process only."""
+
+    coverage: float = Field(ge=0, le=1)
+    tracked_tests: int
+    covered_tests: int
+    cases: int
+    generalisation_cases: int
+
+
 class TaskMetadata(_Strict):
     family: str
     source_trace: str
@@ -46,6 +57,7 @@ class TaskMetadata(_Strict):
     category: str = "software_engineering"
     difficulty: Literal["easy", "medium", "hard", "unknown"] = "unknown"
     tags: list[str] = Field(default_factory=list)
+    behaviour_gate: BehaviourGateMetadata | None = None
     provenance: Provenance = Field(default_factory=Provenance)
 
 

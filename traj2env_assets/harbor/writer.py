@@ -11,7 +11,8 @@ Layout (Harbor 0.25, separate verifier)::
       environment/wheels/       the Python wheels the Dockerfile installs offline (if any)
       solution/solve.sh         restores solution/files/ over /workspace
       tests/test.sh             the verifier (see scripts.py)
-      tests/traj2env/           harness: outcome recorder, verdict, tracked ids, restores;
+      tests/traj2env/           harness: outcome recorder, verdict, tracked ids, restores,
+                                the behaviour gate's worker, cases and expected answers;
                                 qa: grade_answer.py and the gold answer.json
 
 ``environment/`` never holds tests or the solution. Usage::
@@ -30,10 +31,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from traj2env_assets.gate.model import gate_files
+from traj2env_assets.gate.runtime import WORKER, runtime_file
 from traj2env_assets.harbor import scripts
 from traj2env_assets.harbor.task_spec import BuildFile, TaskSpec, TestRunner
 from traj2env_assets.harbor.task_toml import (
     AgentSection,
+    BehaviourGateMetadata,
     EnvironmentSection,
     PackageSection,
     TaskMetadata,
@@ -67,6 +71,20 @@ class WrittenTask(BaseModel):
         return self.path / "solution"
 
 
+def _gate_metadata(spec: TaskSpec) -> BehaviourGateMetadata | None:
+    gate = spec.tests.behaviour_gate if spec.tests else None
+    if gate is None:
+        return None
+    tracked = spec.tests.tracked_test_ids
+    return BehaviourGateMetadata(
+        coverage=round(gate.coverage(tracked), 3),
+        tracked_tests=len(tracked),
+        covered_tests=sum(test in gate.covered_tests for test in tracked),
+        cases=len(gate.cases),
+        generalisation_cases=sum(case.kind == "generalisation" for case in gate.cases),
+    )
+
+
 def task_toml(spec: TaskSpec) -> TaskToml:
     return TaskToml(
         artifacts=[spec.submission_path],
@@ -76,6 +94,7 @@ def task_toml(spec: TaskSpec) -> TaskToml:
             source_trace=spec.source_trace,
             source_model=spec.source_model,
             tags=[spec.family, spec.base_image, *spec.tags],
+            behaviour_gate=_gate_metadata(spec),
         ),
         agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
         verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),
@@ -142,6 +161,11 @@ def _write_tests(tests: Path, spec: TaskSpec) -> None:
         _write(harness / name, (source / name).read_bytes())
     for relative, content in spec.tests.test_files.items():
         _write(harness / "restore" / relative, content)
+    if spec.tests.behaviour_gate is not None:
+        cases, expected = gate_files(spec.tests.behaviour_gate)
+        _write(harness / scripts.GATE_CASES, cases.model_dump_json() + "\n")
+        _write(harness / scripts.GATE_EXPECTED, expected.model_dump_json() + "\n")
+        _write(harness / WORKER, runtime_file(WORKER))
 
 
 def _place(build_file: BuildFile, environment: Path) -> None:

@@ -11,14 +11,19 @@ image stands), and the trials run on that.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from docker.models.containers import Container
 
 from pydantic import BaseModel, ValidationError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.sandbox import exec_with_deadline, put_files, sandbox
+from traj2env_assets.docker_engine.sandbox import exec_with_deadline, put_files, read_directory, sandbox
 from traj2env_assets.families.contract import CalibrationPlan, ProbeResult
+from traj2env_assets.gate.judge import GateJudgement, judge_gate
+from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.families.registry import family_named
+from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
@@ -48,6 +53,8 @@ def _plan(workspace: Workspace, status: CandidateStatus, org: str) -> tuple[Cali
     family = family_named(status.family)
     spec = task_spec_for(workspace, status, org)
     plan = family.calibration_plan(read_candidate(workspace, status), spec, read_proposal(workspace, status))
+    if gate_applies(spec):
+        plan = CalibrationPlan(probes=[*plan.probes, gate_probe(spec)])
     assert status.image is not None and status.image.tag is not None  # ready_for("calibration")
     return plan, digest_of(status.image.tag, plan.model_dump())
 
@@ -68,17 +75,37 @@ def _judged(
 ) -> CandidateStatus:
     family = family_named(status.family)
     candidate = read_candidate(workspace, status)
-    verdict = family.judge_calibration(candidate, {r.name: r for r in results.results})
+    by_name = {r.name: r for r in results.results}
+    verdict = family.judge_calibration(candidate, by_name)
     record = CalibrationRecord(key=key, passed=verdict.drop is None, facts=verdict.facts, shared=shared)
     if verdict.drop is not None:
         return save_status(workspace, status.dropped("calibration", verdict.drop, calibration=record))
     spec = task_spec_for(workspace, status, org)
     calibrated = family.calibrated_spec(candidate, spec, verdict)
+    if GATE_PROBE in by_name:
+        calibrated, gate = _with_gate(calibrated, by_name[GATE_PROBE], fraction=family.reward_kind == "fraction")
+        record = record.model_copy(update={"facts": {**record.facts, **gate.facts}})
+        if gate.drop is not None:
+            record = record.model_copy(update={"passed": False})
+            return save_status(workspace, status.dropped("calibration", gate.drop, calibration=record))
     if calibrated != spec:
         if calibrated.project_files != spec.project_files or calibrated.dependency_lines != spec.dependency_lines:
             raise ValueError(f"{family.name}: calibrated_spec changed the environment of {status.task_id}")
         write_task(calibrated, staged_task_dir(workspace, status.ref).parent)
     return save_status(workspace, status.passed("calibration", calibration=record))
+
+
+def _with_gate(spec: TaskSpec, result: ProbeResult, *, fraction: bool) -> tuple[TaskSpec, GateJudgement]:
+    """The task with its behaviour gate; tests a degenerate submission passes stop counting
+    toward a fraction reward."""
+    tests = spec.tests
+    assert tests is not None  # gate_applies
+    judgement = judge_gate(result, tracked_tests=tests.tracked_test_ids, fraction_reward=fraction)
+    if judgement.drop is not None:
+        return spec, judgement
+    tracked = [test_id for test_id in tests.tracked_test_ids if test_id not in judgement.untracked]
+    update = {"behaviour_gate": judgement.gate, "tracked_test_ids": tracked}
+    return spec.model_copy(update={"tests": tests.model_copy(update=update)}), judgement
 
 
 def plan_calibration(
@@ -113,13 +140,20 @@ def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[
                 box, probe.script, timeout_s=probe.timeout_s, workdir=probe.workdir, env=probe.env,
                 disk_bytes=engine.limits().disk_bytes,
             )
+            result = _result_file(box, probe.result_file) if probe.result_file else None
         results.append(
             ProbeResult(
                 name=probe.name, exit_code=run.exit_code, timed_out=run.timed_out,
-                output_tail=run.output_tail, seconds=run.seconds, stopped_by=run.stopped_by,
+                output_tail=run.output_tail, seconds=run.seconds, stopped_by=run.stopped_by, result=result,
             )
         )
     return results
+
+
+def _result_file(box: Container, path: str) -> str | None:
+    folder = PurePosixPath(path)
+    raw = read_directory(box, str(folder.parent)).get(folder.name)
+    return raw.decode("utf-8", "replace") if raw is not None else None
 
 
 def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str) -> CandidateStatus:

@@ -1,8 +1,17 @@
 """Turn the recorded test outcomes into the reward, as root, after the test run.
 
-Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR GATE_IDS_FILE``.
-Writes OUT_DIR/reward.txt and OUT_DIR/verdict.json. Node's verdict.mjs applies the same
-rules in the same order; the first that holds decides:
+Usage: ``verdict.py RESULTS_JSONL KEY_HEX TRACKED_IDS_FILE SENTINELS_FILE MODE TAMPER_JSON OUT_DIR GATE_IDS_FILE
+[GATE_CASES_JSON GATE_EXPECTED_JSON GATE_ANSWERS_JSONL]``.
+Writes OUT_DIR/reward.txt and OUT_DIR/verdict.json.
+
+With the behaviour gate's files (``traj2env_assets.gate``), a test the gate covers counts
+as passed only when it passed in the test run *and* the gate worker answered each of its
+cases (its recorded calls and their generalisations) as the reference did: what the test
+process reports can only lower the reward. The answers come from a process that ran the
+solution code as another user; they are compared here, as data, by ``gate_worker.py``'s
+``answers_match`` (loaded from this file's folder).
+
+Node's verdict.mjs applies the same rules in the same order; the first that holds decides:
 
 1. ``tamper_check_failed``: the static check left no report (timed out, crashed);
    ``tamper_detected``: it found test-framework tampering in the submission;
@@ -19,9 +28,12 @@ rules in the same order; the first that holds decides:
 
 import hashlib
 import hmac
+import importlib.util
 import json
 import sys
 from pathlib import Path
+
+ANSWERS_LIMIT_BYTES = 32 * 1024 * 1024
 
 
 def signed_records(path: Path, key: bytes) -> tuple[list[dict], int]:
@@ -75,10 +87,61 @@ def tamper_findings(path: str) -> list[dict] | None:
         return None
 
 
+def _answers_match():
+    spec = importlib.util.spec_from_file_location("gate_worker", Path(__file__).with_name("gate_worker.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.answers_match
+
+
+def gate_failures(cases_path: str, expected_path: str, answers_path: str) -> dict:
+    """Each gate case's verdict: the tests with a case answered unlike the reference."""
+    answers_match = _answers_match()
+    steps = {case["id"]: case["steps"] for case in json.loads(Path(cases_path).read_text(encoding="utf-8"))["cases"]}
+    expected = json.loads(Path(expected_path).read_text(encoding="utf-8"))["cases"]
+    given: dict[str, object] = {}
+    repeated: set[str] = set()
+    path = Path(answers_path)
+    raw = path.read_bytes()[:ANSWERS_LIMIT_BYTES] if path.is_file() else b""
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            answer = json.loads(line)
+            case_id, case_steps = answer["id"], answer.get("steps")
+        except (ValueError, KeyError, TypeError):
+            continue
+        if not isinstance(case_id, str):
+            continue
+        if case_id in given:
+            repeated.add(case_id)
+        given[case_id] = case_steps
+    failed: dict[str, str] = {}
+    for case_id, case in expected.items():
+        if case_id in repeated:
+            failed[case_id] = "answered more than once"
+            continue
+        try:
+            matched, detail = answers_match(case["answers"], given.get(case_id), steps[case_id])
+        except (KeyError, TypeError, ValueError, AttributeError, RecursionError):
+            matched, detail = False, "the answer is malformed"
+        if not matched:
+            failed[case_id] = detail
+    return {
+        "cases": len(expected),
+        "failed_cases": {case_id: failed[case_id] for case_id in sorted(failed)[:20]},
+        "failed_count": len(failed),
+        "failed_tests": sorted({expected[case_id]["test"] for case_id in failed}),
+    }
+
+
 def main() -> int:
-    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path = sys.argv[1:]
+    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path, *gate_files = sys.argv[1:]
     records, forged_records = signed_records(Path(results_path), key_hex.encode())
     results = outcomes(records)
+    gate = gate_failures(*gate_files) if gate_files else None
+    in_process = dict(results)
+    for test_id in gate["failed_tests"] if gate else ():
+        if results.get(test_id) == "passed":
+            results[test_id] = "failed_behaviour_gate"
     tracked = read_lines(tracked_path)
     tracked_outcomes = {test_id: results.get(test_id, "missing") for test_id in tracked}
     gate_outcomes = {test_id: results.get(test_id, "missing") for test_id in read_lines(gate_path)}
@@ -90,8 +153,11 @@ def main() -> int:
     findings = tamper_findings(tamper_path)
     passed = sum(outcome == "passed" for outcome in tracked_outcomes.values())
     others_failed = sorted(
-        test_id for test_id, outcome in results.items() if outcome == "failed" and test_id not in expected_sentinels
+        test_id for test_id, outcome in results.items()
+        if outcome in ("failed", "failed_behaviour_gate") and test_id not in expected_sentinels
     )
+    # The gate's cases cover the run's tests; one a test the run never reported is a failure too.
+    gate_failed = bool(gate and gate["failed_count"])
     if findings is None:
         reward, reason = 0.0, "tamper_check_failed"
     elif findings:
@@ -104,12 +170,16 @@ def main() -> int:
         reward, reason = 0.0, "harness_tampered"
     elif sentinels != expected_sentinels:
         reward, reason = 0.0, "sentinel_contradiction"
-    elif mode == "check" and (passed < len(tracked) or others_failed):
+    elif mode == "check" and gate_failed and all(in_process.get(t) == "passed" for t in tracked):
+        reward, reason = 0.0, "behaviour_gate_failed"
+    elif mode == "check" and (passed < len(tracked) or others_failed or gate_failed):
         reward, reason = 0.0, "check_failed"
     elif mode == "split" and gate_not_passed:
         reward, reason = 0.0, "existing_tests_not_passed"
     elif mode in ("fraction", "split"):
-        reward, reason = passed / len(tracked), "fraction_passed"
+        reward = passed / len(tracked)
+        lowered = any(outcome == "failed_behaviour_gate" for outcome in tracked_outcomes.values())
+        reason = "behaviour_gate_failed" if lowered else "fraction_passed"
     elif passed == len(tracked):
         reward, reason = 1.0, "all_tracked_passed"
     else:
@@ -125,6 +195,7 @@ def main() -> int:
         "integrity_problems": problems,
         "forged_records": forged_records,
         "results_recorded": len(results),
+        "behaviour_gate": gate,
     }
     out = Path(out_dir)
     (out / "verdict.json").write_text(json.dumps(verdict, indent=2) + "\n")

@@ -1,0 +1,42 @@
+"""Run the gate's probe on the host, as it runs in a task image: a project folder, its
+pristine copy, and the plan the lifecycle would write."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from traj2env_assets.gate.runtime import PROBE, WORKER, runtime_file
+from traj2env_assets_tests.gate.projects import AFTER, BEFORE, TESTS
+
+
+def write_project(root: Path, module: str = BEFORE, tests: str = TESTS) -> None:
+    (root / "tests").mkdir(parents=True)
+    (root / "shop.py").write_text(module)
+    (root / "tests" / "test_shop.py").write_text(tests)
+
+
+def run_probe(tmp_path: Path, *, after: str = AFTER, tests: str = TESTS, seed: int = 7) -> dict:
+    """The probe's report for the shop project fixed by ``after``."""
+    work, pristine, runtime = tmp_path / "work", tmp_path / "pristine", tmp_path / "runtime"
+    write_project(work, tests=tests)
+    shutil.copytree(work, pristine)
+    runtime.mkdir()
+    for name in (PROBE, WORKER):
+        (runtime / name).write_bytes(runtime_file(name))
+    (runtime / "pytest.ini").write_text("[pytest]\n")
+    plan = {
+        "workdir": str(work), "pristine": str(pristine), "solution_files": {"shop.py": after},
+        "solution_deleted": [], "solution_modules": ["shop.py"], "test_files": {},
+        "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", str(runtime / "pytest.ini"), "--rootdir", str(work)],
+        "selection": ["tests"], "seed": seed,
+    }
+    (runtime / "plan.json").write_text(json.dumps(plan))
+    subprocess.run(
+        [sys.executable, "-I", str(runtime / PROBE), str(runtime / "plan.json"), str(tmp_path / "out")],
+        check=True, capture_output=True, timeout=300,
+    )
+    return json.loads((tmp_path / "out" / "report.json").read_text())
