@@ -25,7 +25,14 @@ container. The reference must score full reward; every other control must score 
 - ``stdlib_shadow`` (Python): planted ``pdb.py``, ``cmd.py``, ``code.py``, ``xml/`` ...
   carrying the report forgery, imported ahead of the standard library;
 - ``always_equal`` (Python): every function of the solution code returns an object whose
-  ``__eq__`` is always true.
+  ``__eq__`` is always true;
+- ``expected_from_caller`` (Python): every function of the solution code reads the value
+  its caller compares it with from the caller's source line (``traceback.extract_stack``,
+  ``ast.literal_eval``) and returns it, else does what it did before: the visible tests pass
+  in the test process without any work (the behaviour gate's worker has no caller to read);
+- ``degenerate_stub`` (Python): every function raises ``ValueError`` on an empty first
+  argument and returns the first argument's first item (or the argument) otherwise, the
+  stub that earns partial credit where tests reward nothing.
 
 None of the tamper controls applies the fix, so any reward above 0 means the verifier
 was fooled. The Python-only controls are left out of a Node task's matrix.
@@ -506,6 +513,83 @@ def _traj2env_always_equal():
 _traj2env_always_equal()
 """
 
+_EXPECTED_FROM_CALLER_PY = """
+
+def _traj2env_from_caller():
+    import ast
+    import functools
+    import inspect
+    import traceback
+
+    def expected(line, name):
+        try:
+            tree = ast.parse(line.strip().removeprefix("assert ").strip())
+        except SyntaxError:
+            return None
+        for node in ast.walk(tree):
+            sides = []
+            if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+                sides = [node.left, node.comparators[0]]
+            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "").startswith("assert") and len(node.args) == 2:
+                sides = list(node.args)
+            for mine, other in (sides, sides[::-1]) if sides else ():
+                if name in ast.unparse(mine):
+                    try:
+                        return (ast.literal_eval(other),)
+                    except (ValueError, SyntaxError):
+                        pass
+        return None
+
+    def reading(name, original):
+        @functools.wraps(original)
+        def answer(*args, **kwargs):
+            for frame in reversed(traceback.extract_stack()[:-1]):
+                found = expected(frame.line or "", name) if name in (frame.line or "") else None
+                if found:
+                    return found[0]
+            return original(*args, **kwargs)
+
+        return answer
+
+    module = globals()
+    for name, value in list(module.items()):
+        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_"):
+            module[name] = reading(name, value)
+
+
+_traj2env_from_caller()
+"""
+
+_DEGENERATE_STUB_PY = """
+
+def _traj2env_degenerate():
+    import functools
+    import inspect
+
+    def stub(original):
+        @functools.wraps(original)
+        def degenerate(*args, **kwargs):
+            if not args:
+                return None
+            first = args[0]
+            if isinstance(first, (list, tuple, str)):
+                if not first:
+                    raise ValueError("empty")
+                return first[0]
+            return first
+
+        return degenerate
+
+    module = globals()
+    for name, value in list(module.items()):
+        if inspect.isfunction(value) and value.__module__ == __name__ and not name.startswith("_"):
+            module[name] = stub(value)
+
+
+_traj2env_degenerate()
+"""
+
+
 class DiagnosedFilesControl(Control):
     """Deletes the files a lint task's check reported on (read off its tracked ids)."""
 
@@ -555,4 +639,6 @@ DEFAULT_CONTROLS: tuple[Control, ...] = (
     _solution_code_control("results_rewrite", _RESULTS_REWRITE_PY, _RESULTS_REWRITE_JS),
     ScriptControl("stdlib_shadow", _SHADOW_SCRIPT, {f"{_FORGE_DIR}/shadow.py": _SHADOW_MODULE}, python_only=True),
     _solution_code_control("always_equal", _ALWAYS_EQUAL_PY, python_only=True),
+    _solution_code_control("expected_from_caller", _EXPECTED_FROM_CALLER_PY, python_only=True),
+    _solution_code_control("degenerate_stub", _DEGENERATE_STUB_PY, python_only=True),
 )

@@ -152,7 +152,8 @@ def test_sh(spec: TaskSpec) -> str:
 
 def _gate_run() -> str:
     return _GATE_RUN.format(
-        user=GATE_USER, timeout=GATE_TIMEOUT_S, path=_CLEAN_PATH, worker=WORKER, cases=GATE_CASES
+        user=GATE_USER, timeout=GATE_TIMEOUT_S, path=_CLEAN_PATH, worker=WORKER, cases=GATE_CASES,
+        expected=GATE_EXPECTED,
     )
 
 
@@ -349,7 +350,7 @@ cp "$HARNESS/{worker}" "$HARNESS/{cases}" "$GATE_DIR/" && chmod 0644 "$GATE_DIR"
   3> "$RUN_DIR/gate-answers.jsonl" > "$LOGS/gate-output.txt" 2>&1)
 echo "gate worker exit code: $?" >> "$LOGS/gate-output.txt"
 runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
-chmod 0755 /tests
+chmod 0600 "$HARNESS/{expected}" && chmod 0755 /tests
 """
 
 _PYTEST_RUN = """

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from traj2env_assets.gate.runtime.gate_probe import MAX_STEPS_PER_TEST, STEPS_PER_LARGE_VARIANT
 from traj2env_assets_tests.gate.probe_run import run_probe
+from traj2env_assets_tests.gate.projects import TESTS
 
 TEST = "tests/test_shop.py::"
 
@@ -81,3 +83,18 @@ def test_generalisation_cases_perturb_the_recorded_arguments_and_keep_their_shap
 def test_the_cases_are_the_same_for_the_same_seed(tmp_path: Path, report: dict) -> None:
     again = run_probe(tmp_path)
     assert again["cases"] == report["cases"]
+
+
+def test_a_test_with_many_independent_calls_is_judged_on_a_spread_sample(tmp_path: Path) -> None:
+    many = TESTS + '''
+
+def test_totals_of_many_lists():
+    for n in range(300):
+        assert total([n, n], discount=n) == n
+'''
+    report = run_probe(tmp_path, tests=many)
+    steps = _recorded(report, "test_totals_of_many_lists")["steps"]
+    assert len(steps) == MAX_STEPS_PER_TEST
+    assert steps[0]["args"] == [{"t": "list", "v": [0, 0]}] and steps[-1]["args"][0]["v"][0] > 290
+    generated = [c for c in report["cases"] if c["test"] == TEST + "test_totals_of_many_lists" and c["kind"] != "recorded"]
+    assert generated and all(len(case["steps"]) <= STEPS_PER_LARGE_VARIANT for case in generated)
