@@ -81,7 +81,7 @@ def _usable(case: dict, answers: dict[str, dict[str, list | None]]) -> list[Answ
 
 
 def _raised(answers: Sequence[Answer]) -> set[str]:
-    return {answer["x"][0] for answer in answers if "x" in answer and answer["x"]}
+    return {answer["x"][0] for answer in answers if answer.get("x")}
 
 
 def judge_gate(result: ProbeResult, *, tracked_tests: Sequence[str], fraction_reward: bool) -> GateJudgement:

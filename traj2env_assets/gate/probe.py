@@ -17,7 +17,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from traj2env_assets.families.contract import Probe, ProbeResult
 from traj2env_assets.gate.runtime import PROBE, WORKER, runtime_file
 from traj2env_assets.harbor.scripts import PRISTINE_DIR
-from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec, harness_files, is_test_path
+from traj2env_assets.harbor.task_spec import (
+    WORKSPACE,
+    TaskSpec,
+    harness_files,
+    is_test_path,
+)
 
 GATE_PROBE = "behaviour_gate"
 PROBE_DIR = "/tmp/traj2env-gate-probe"

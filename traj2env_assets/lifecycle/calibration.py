@@ -14,15 +14,19 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from docker.models.containers import Container
-
 from pydantic import BaseModel, ValidationError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.sandbox import exec_with_deadline, put_files, read_directory, sandbox
+from traj2env_assets.docker_engine.sandbox import (
+    exec_with_deadline,
+    put_files,
+    read_directory,
+    sandbox,
+)
 from traj2env_assets.families.contract import CalibrationPlan, ProbeResult
+from traj2env_assets.families.registry import family_named
 from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
-from traj2env_assets.families.registry import family_named
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.status import (

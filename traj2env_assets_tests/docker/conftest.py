@@ -19,6 +19,7 @@ from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.docker_engine.prune import leftovers
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.harbor.writer import WrittenTask, write_task
+from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import build_task, node_task, python_task
 
 
@@ -43,8 +44,9 @@ def dataset_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def python_written(dataset_dir: Path) -> WrittenTask:
-    return write_task(python_task(), dataset_dir)
+def python_written(engine: DockerEngine, dataset_dir: Path) -> WrittenTask:
+    """The Python task with the behaviour gate calibrated in its image, as published."""
+    return write_gated_task(engine, python_task(), dataset_dir)[0]
 
 
 @pytest.fixture(scope="session")

@@ -22,12 +22,8 @@ from traj2env_assets.docker_engine.controls import (
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.docker_engine.trial import MatrixResult
-from traj2env_assets.families.contract import CalibrationPlan
-from traj2env_assets.gate.judge import judge_gate
-from traj2env_assets.gate.probe import GATE_PROBE, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
-from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.gate.projects import AFTER, BEFORE, TESTS
 from traj2env_assets_tests.gate.test_gate_verdict import HONEST
 
@@ -96,16 +92,8 @@ def shop_task() -> TaskSpec:
 
 @pytest.fixture(scope="module")
 def gated(engine: DockerEngine, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuiltImage, dict]:
-    spec = shop_task()
-    dataset = tmp_path_factory.mktemp("gate-dataset")
-    image = engine.build(write_task(spec, dataset).environment_dir)
-    [probe] = run_probes(engine, image.tag, CalibrationPlan(probes=[gate_probe(spec)]))
-    assert probe.name == GATE_PROBE
-    judgement = judge_gate(probe, tracked_tests=FAILING, fraction_reward=False)
-    assert judgement.gate is not None, judgement.facts
-    tests = spec.tests.model_copy(update={"behaviour_gate": judgement.gate})
-    written = write_task(spec.model_copy(update={"tests": tests}), dataset)
-    return written.path, image, judgement.facts
+    written, judgement = write_gated_task(engine, shop_task(), tmp_path_factory.mktemp("gate-dataset"))
+    return written.path, engine.build(written.environment_dir), judgement.facts
 
 
 @pytest.fixture(scope="module")

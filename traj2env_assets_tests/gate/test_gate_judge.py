@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.families.contract import ProbeResult
-from traj2env_assets.gate.judge import MIN_DISCRIMINATING_CASES, case_is_degenerate, judge_gate
+from traj2env_assets.gate.judge import (
+    MIN_DISCRIMINATING_CASES,
+    case_is_degenerate,
+    judge_gate,
+)
 from traj2env_assets_tests.gate.probe_run import run_probe
 from traj2env_assets_tests.gate.projects import BEFORE
 

@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.gate.runtime.gate_probe import MAX_STEPS_PER_TEST, STEPS_PER_LARGE_VARIANT
+from traj2env_assets.gate.runtime.gate_probe import (
+    MAX_STEPS_PER_TEST,
+    STEPS_PER_LARGE_VARIANT,
+)
 from traj2env_assets_tests.gate.probe_run import run_probe
 from traj2env_assets_tests.gate.projects import TESTS
 

@@ -232,7 +232,7 @@ def exception_answer(error):
     names = [_qualname(cls) for cls in type(error).__mro__ if isinstance(cls, type)]
     try:
         message = str(error)[:MESSAGE_CHARS]
-    except Exception:  # a message that cannot be made is no message
+    except Exception:  # noqa: BLE001 - a message that cannot be made is no message
         message = ""
     return {"x": names, "m": message}
 
@@ -376,7 +376,7 @@ def answer_case(case):
             answers.append(run_step(codec, step))
         except Unencodable as error:
             answers.append({"e": f"unencodable: {error}"[:MESSAGE_CHARS]})
-        except BaseException as error:  # any failure of solution code (SystemExit too) is its answer
+        except BaseException as error:  # noqa: BLE001 - any failure of solution code (SystemExit too) is its answer
             answers.append(exception_answer(error))
         finally:
             signal.alarm(0)
