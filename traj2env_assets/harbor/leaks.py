@@ -64,15 +64,28 @@ def task_tests(task_dir: Path) -> TaskTests:
         sources += instruction.read_text(encoding="utf-8", errors="replace").split("```")[1::2]
     for source in sources:
         shown.update(key for node in _functions(source) if (key := _fingerprint(node)))
+    # A test the task shows its own agent (an existing test an extend request kept) is not hidden.
+    hidden = {key: test for key, test in hidden.items() if key not in shown}
     return TaskTests(task_id=task_dir.name, hidden=hidden, shown=shown)
 
 
+def hidden_and_shown_elsewhere(task: TaskTests, others: Iterable[TaskTests]) -> list[str]:
+    """Each test ``task`` hides that another task shows."""
+    return sorted(
+        f"{test} (hidden here) is shown by {other.task_id}"
+        for other in others for key, test in task.hidden.items() if key in other.shown
+    )
+
+
+def shown_and_hidden_elsewhere(task: TaskTests, others: Iterable[TaskTests]) -> list[str]:
+    """Each test another task hides that ``task`` shows."""
+    return sorted(
+        f"{test} (hidden by {other.task_id}) is shown here"
+        for other in others for key, test in other.hidden.items() if key in task.shown
+    )
+
+
 def leaks_between(task: TaskTests, others: Iterable[TaskTests]) -> list[str]:
-    """Each test ``task`` hides that another shows, and each test another hides that ``task`` shows."""
-    found = []
-    for other in others:
-        found += [f"{test} (hidden here) is shown by {other.task_id}" for key, test in task.hidden.items()
-                  if key in other.shown]
-        found += [f"{test} (hidden by {other.task_id}) is shown here" for key, test in other.hidden.items()
-                  if key in task.shown]
-    return sorted(found)
+    """Both kinds of leak between ``task`` and ``others``."""
+    others = list(others)
+    return sorted([*hidden_and_shown_elsewhere(task, others), *shown_and_hidden_elsewhere(task, others)])

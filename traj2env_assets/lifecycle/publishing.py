@@ -2,11 +2,12 @@
 
 ``traj2env_assets.publish`` does the move (whole or not at all, never over another
 task). A task this candidate published earlier stays its own; a directory with the same
-id from anywhere else makes this candidate a ``duplicate``. A candidate that would hide a
-test another task of the dataset shows its agent, or show one another task hides, is
-``hidden_tests_leak`` (``traj2env_assets.harbor.leaks``); candidates that hide fewer tests
-publish first, so a repair task keeps the tests it shows and the build task that would
-hide them is the one dropped.
+id from anywhere else makes this candidate a ``duplicate``. A candidate that hides a test
+another task shows its agent (a published task or another candidate of this publish) is
+``hidden_tests_leak`` (``traj2env_assets.harbor.leaks``): the task that hides is the one
+dropped, so a repair task keeps the tests it shows and the build task that would hide them
+goes. A candidate that shows a test a task published earlier hides is dropped the same way,
+since a published task is never taken back.
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from traj2env_assets.families.contract import Drop
-from traj2env_assets.harbor.leaks import TaskTests, leaks_between, task_tests
+from traj2env_assets.harbor.leaks import (
+    TaskTests,
+    hidden_and_shown_elsewhere,
+    shown_and_hidden_elsewhere,
+    task_tests,
+)
 from traj2env_assets.lifecycle.status import (
     CandidateStatus,
     save_status,
@@ -35,13 +41,17 @@ def publish(workspace: Workspace, destination: Path, statuses: list[CandidateSta
     ready = [status for status in statuses if status.ready_for("publish")]
     staged = {status.task_id: task_tests(staged_task_dir(workspace, status.ref)) for status in ready}
     dataset = _dataset_tests(destination)
-    for status in sorted(ready, key=lambda status: len(staged[status.task_id].hidden)):
+    for status in ready:
         if status.published_path and Path(status.published_path).is_dir():
             published.append(save_status(workspace, status.passed("publish")))
             continue
-        others = [tests for task_id, tests in dataset.items() if task_id != status.task_id]
-        if leaks := leaks_between(staged[status.task_id], others):
-            drop = Drop(reason="hidden_tests_leak", detail="; ".join(leaks[:3]) + (f" (+{len(leaks) - 3})" if len(leaks) > 3 else ""))
+        tests = staged[status.task_id]
+        batch = [other for task_id, other in staged.items() if task_id != status.task_id]
+        earlier = [other for task_id, other in dataset.items() if task_id != status.task_id]
+        leaks = hidden_and_shown_elsewhere(tests, [*batch, *earlier]) + shown_and_hidden_elsewhere(tests, earlier)
+        if leaks:
+            more = f" (+{len(leaks) - 3} more)" if len(leaks) > 3 else ""
+            drop = Drop(reason="hidden_tests_leak", detail="; ".join(leaks[:3]) + more)
             published.append(save_status(workspace, status.dropped("publish", drop)))
             continue
         outcome = publish_task(staged_task_dir(workspace, status.ref), destination, status.task_id)
@@ -49,6 +59,6 @@ def publish(workspace: Workspace, destination: Path, statuses: list[CandidateSta
             drop = Drop(reason="duplicate", detail=f"a task with this id already exists at {outcome.path}")
             published.append(save_status(workspace, status.dropped("publish", drop)))
         else:
-            dataset[status.task_id] = staged[status.task_id]
+            dataset[status.task_id] = tests
             published.append(save_status(workspace, status.passed("publish", published_path=outcome.path)))
     return published

@@ -2,7 +2,8 @@
 
 Every family runs (the example config names them all). Repair emits one task per positive
 sample (among them a project with PyPI dependencies installed from the wheelhouse, a nested
-node suite and a ruff check), build one per session whose own tests are strong enough,
+node suite and a ruff check), build one per session whose own tests are strong enough and
+shown by no other task (a build task hiding the tests a repair task shows is a leak),
 extend one per ``python-extend-feature`` session; qa records why it stops without a model.
 Every published task's matrix holds (reference 1, every control 0), Harbor's own
 `harbor run` scores one session format's tasks of every family 1.0 with the oracle and 0.0
@@ -31,8 +32,11 @@ REPAIR_POSITIVE = {
     "python-pytest-fix", "node-npm-test-fix", "python-unittest-fix",
     "python-deps-pytest-fix", "node-describe-fix", "python-ruff-fix",
 }
-BUILD_POSITIVE = {"python-pytest-fix", "python-pytest-all-pass", "python-build-package"}
+BUILD_POSITIVE = {"python-build-package"}
 BUILD_DROPPED = {
+    # Their hidden tests are the intervals tests the repair tasks show their agents.
+    "python-pytest-fix": "hidden_tests_leak",
+    "python-pytest-all-pass": "hidden_tests_leak",
     "python-build-shallow-tests": "weak_tests",
     "python-unittest-fix": "weak_tests",
     "python-pytest-config-cheat": "weak_tests",
