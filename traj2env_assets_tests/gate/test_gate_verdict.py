@@ -159,3 +159,21 @@ def test_missing_or_doubled_answers_fail(tmp_path: Path, gate: BehaviourGate) ->
             shutil.copy(source, case_dir / "answers.jsonl")
         result = verdict(case_dir, gate, case_dir / "answers.jsonl", all_passed(gate))
         assert result["reward"] == 0.0 and result["behaviour_gate"]["failed_count"] >= 1, name
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "same"),
+    [
+        (1, 1.0, True), (0.1 + 0.2, 0.3, True), (2, 3, False), (True, 1, False), (1, True, False),
+        ({"t": "list", "v": [1, 2]}, {"t": "tuple", "v": [1, 2]}, False),
+        ({"t": "dict", "v": [["a", 1], ["b", 2]]}, {"t": "dict", "v": [["b", 2], ["a", 1]]}, True),
+        ({"t": "object", "c": "P", "v": {"x": 1}}, {"t": "object", "c": "P", "v": {"x": 1, "extra": 2}}, True),
+        ({"t": "object", "c": "P", "v": {"x": 1}}, {"t": "object", "c": "Q", "v": {"x": 1}}, False),
+        ({"t": "object", "c": "P", "v": {"x": 1}}, {"t": "object", "c": "P", "v": {}}, False),
+        ("a", {"t": "object", "c": "str", "v": {}}, False),
+    ],
+)
+def test_values_compare_as_data(expected: object, actual: object, same: bool) -> None:
+    from traj2env_assets.gate.runtime.gate_worker import values_match
+
+    assert values_match(expected, actual) is same

@@ -240,19 +240,28 @@ def exception_answer(error):
 # -- comparison (used by the verdict, as root, and by calibration) -----------------------
 
 def values_match(expected, actual):
-    """Structural equality of two encoded values. Floats within tolerance; dict entries
+    """Structural equality of two encoded values. Numbers by value (an int equals the same
+    float), floats within tolerance; dict entries
     and set members in any order; an object matches when its class name is the same and
     every public attribute the expected object has is there with a matching value."""
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        # Numbers compare as Python's == does (1 == 1.0: an honest solution may return either),
+        # floats within tolerance.
         if type(expected) is int and type(actual) is int:
             return expected == actual
-        if type(expected) is not type(actual):
+        try:
+            return expected == actual or math.isclose(expected, actual, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)
+        except OverflowError:
             return False
-        return math.isclose(expected, actual, rel_tol=FLOAT_REL_TOL, abs_tol=FLOAT_ABS_TOL)
     if expected is None or isinstance(expected, str):
         return type(expected) is type(actual) and expected == actual
+    if isinstance(expected, list):  # a dict's [key, value] pair
+        return (
+            isinstance(actual, list) and len(expected) == len(actual)
+            and all(values_match(a, b) for a, b in zip(expected, actual))
+        )
     if not isinstance(expected, dict) or not isinstance(actual, dict):
         return False
     tag = expected.get("t")
