@@ -26,7 +26,8 @@ from traj2env_assets.harbor.task_spec import (
 
 GATE_PROBE = "behaviour_gate"
 PROBE_DIR = "/tmp/traj2env-gate-probe"
-REPORT_FILE = f"{PROBE_DIR}/out/report.json"
+# Alone in its folder: the host copies the folder out (the probe's working files stay out of it).
+REPORT_FILE = "/tmp/traj2env-gate-report/report.json"
 PROBE_TIMEOUT_S = 900
 
 
@@ -77,6 +78,7 @@ def gate_probe(spec: TaskSpec) -> Probe:
         "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", config, "--rootdir", WORKSPACE],
         "selection": judged_selection(spec),
         "seed": int(hashlib.sha256(spec.task_id.encode()).hexdigest()[:8], 16),
+        "report": REPORT_FILE,
     }
     files = {f"{PROBE_DIR}/{name}": runtime_file(name) for name in (WORKER, PROBE)}
     files[f"{PROBE_DIR}/pytest.ini"] = b"[pytest]\n"

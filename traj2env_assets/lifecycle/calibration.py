@@ -7,6 +7,12 @@ rerun with an unchanged image runs nothing. The family judges the results every 
 (cheap and deterministic); its drop reason becomes the candidate's. A passed calibration
 restages the task as the family's ``calibrated_spec`` has it (same environment, so the
 image stands), and the trials run on that.
+
+Every Python task also gets the behaviour gate's probe (``traj2env_assets.gate``), whatever
+its family; once the family's own judgement passes, the gate's decides whether the task
+gets a gate (its cases and expected answers join the task's verifier files), is dropped
+(``gate_not_discriminating``, or ``weak_tests`` when a degenerate submission passes every
+tracked test) or goes on without one (coverage 0, with the reason in the facts).
 """
 
 from __future__ import annotations

@@ -32,11 +32,11 @@ def run_probe(tmp_path: Path, *, after: str = AFTER, tests: str = TESTS, seed: i
         "workdir": str(work), "pristine": str(pristine), "solution_files": {"shop.py": after},
         "solution_deleted": [], "solution_modules": ["shop.py"], "test_files": {},
         "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", str(runtime / "pytest.ini"), "--rootdir", str(work)],
-        "selection": ["tests"], "seed": seed,
+        "selection": ["tests"], "seed": seed, "report": str(tmp_path / "report" / "report.json"),
     }
     (runtime / "plan.json").write_text(json.dumps(plan))
     subprocess.run(
         [sys.executable, "-I", str(runtime / PROBE), str(runtime / "plan.json"), str(tmp_path / "out")],
         check=True, capture_output=True, timeout=300,
     )
-    return json.loads((tmp_path / "out" / "report.json").read_text())
+    return json.loads((tmp_path / "report" / "report.json").read_text())

@@ -12,7 +12,8 @@ Usage: ``python3 -I gate_probe.py PLAN_JSON OUT_DIR``. It
    (same types and shapes, values drawn around the ones the tests use), seeded;
 4. answers every case with ``gate_worker.py`` on the reference twice and on the code
    before the change (the image's own project), each in a fresh process;
-5. writes ``OUT_DIR/report.json``: the tests, the cases and the three sets of answers.
+5. writes the report (the plan's ``report`` path): the tests, the cases and the three sets
+   of answers; its working files stay in ``OUT_DIR``.
 
 Judging (which cases to keep) is done on the host: ``traj2env_assets.gate.judge``.
 """
@@ -478,6 +479,12 @@ def _restore_before(plan):
             shutil.copy2(source, target)
 
 
+def _write_report(plan, text):
+    os.makedirs(os.path.dirname(plan["report"]), exist_ok=True)
+    with open(plan["report"], "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def main():
     plan_path, out_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if len(sys.argv) > 3 and sys.argv[3] == "--record":
@@ -497,8 +504,7 @@ def main():
     recorded_path = os.path.join(out_dir, "recorded.json")
     if not os.path.isfile(recorded_path):
         output = (child.stdout + child.stderr).decode("utf-8", "replace")[-3000:]
-        with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as handle:
-            json.dump({"error": f"the recording run left no record (exit {child.returncode}): {output}"}, handle)
+        _write_report(plan, json.dumps({"error": f"the recording run left no record (exit {child.returncode}): {output}"}))
         return 0
     with open(recorded_path, encoding="utf-8") as handle:
         recorded = json.load(handle)
@@ -530,8 +536,7 @@ def main():
             for case_id in dropped:
                 found.pop(case_id, None)
         text = json.dumps(report)
-    with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as handle:
-        handle.write(text)
+    _write_report(plan, text)
     print(f"behaviour gate probe: {len(report['tests'])} tests, {len(cases)} cases")
     return 0
 
