@@ -67,6 +67,7 @@ EXAMPLE_RUN_MODULES = frozenset({
     "traj2env_assets_tests/attacks/test_attack_suite.py",
     "traj2env_assets_tests/attacks/test_harbor_attacks.py",
     "traj2env_assets_tests/families/test_repair_end_to_end.py",
+    "traj2env_assets_tests/honest/test_honest_solutions.py",
 })
 
 
