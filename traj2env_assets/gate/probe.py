@@ -77,7 +77,10 @@ def gate_probe(spec: TaskSpec) -> Probe:
         "test_files": dict(tests.test_files),
         "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", config, "--rootdir", WORKSPACE],
         "selection": judged_selection(spec),
-        "seed": int(hashlib.sha256(spec.task_id.encode()).hexdigest()[:8], 16),
+        # Seeded by what the task is, not its id: copies of one fix logged in several formats
+        # share one probe (and its calibration cache entry).
+        "seed": int(hashlib.sha256(json.dumps([_texts(spec.solution_files), tests.test_files, judged_selection(spec)],
+                                              sort_keys=True).encode()).hexdigest()[:8], 16),
         "report": REPORT_FILE,
     }
     files = {f"{PROBE_DIR}/{name}": runtime_file(name) for name in (WORKER, PROBE)}

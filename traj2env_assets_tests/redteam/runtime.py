@@ -146,7 +146,7 @@ def _rt_original(fn, args, kwargs, fallback=None):
 def fill(template: str, **values: object) -> str:
     """``template`` with each ``{key!r}`` replaced by ``repr(value)`` (the snippets hold braces)."""
     for key, value in values.items():
-        template = template.replace("{%s!r}" % key, repr(value))
+        template = template.replace("{" + key + "!r}", repr(value))
     return template
 
 
@@ -1577,10 +1577,3 @@ def obfuscate_frames(source: str) -> str:
     ast.fix_missing_locations(tree)
     return FRAME0 + "\n" + ast.unparse(tree) + "\n"
 
-
-def utf7_hide(visible: str, hidden: str) -> bytes:
-    """A UTF-7 source file: ``visible`` as is, then one comment line that decodes to ``hidden``
-    (its newlines encoded as ``+AAo-``). Read as UTF-8 or ASCII it is one comment."""
-    head = ("# -*- coding: utf-7 -*-\n" + visible.rstrip("\n") + "\n").encode("utf-7")
-    body = ("\n" + hidden).encode("utf-7").replace(b"\n", b"+AAo-")
-    return head + b"# rt: " + body + b"\n"

@@ -240,20 +240,3 @@ def all_target_names(view: TaskView) -> set[str]:
             names |= set(methods)
     return names
 
-
-def assemble_utf7(view: TaskView, *, strategy: str | None = None, payload: str | None = None) -> dict[str, bytes]:
-    """As ``assemble``, but everything appended to a module is hidden in one UTF-7 comment line."""
-    out: dict[str, bytes] = {}
-    targets = view.targets
-    for path, text in base_sources(view).items():
-        wrap_names = targets.get(path, [])
-        if not wrap_names and not payload:
-            out[path] = text.encode("utf-8")
-            continue
-        hidden = [runtime.COMMON]
-        if strategy and wrap_names:
-            hidden += [strategy, runtime.WRAP, runtime.install(wrap_names)]
-        if payload:
-            hidden.append(payload)
-        out[path] = runtime.utf7_hide(text, "\n".join(hidden))
-    return out

@@ -17,7 +17,7 @@ FAMILIES = ("repair-pytest", "repair-unittest", "build", "extend")
 
 _TASK_ID = re.compile(r"^(?P<session>.+?)-(?:build|extend-\d+|[0-9a-f]{12})$")
 _COMMAND = re.compile(r"When I run `(?P<command>[^`]+)` in `(?P<cwd>[^`]+)`")
-_FAILING = re.compile(r"^- `(?P<id>[^`]+)`\s*$", re.M)
+_FAILING = re.compile(r"^- `(?P<id>[^`]+)`\s*$", re.MULTILINE)
 
 
 def is_test_path(path: str) -> bool:
@@ -231,7 +231,7 @@ def _build_contract(text: str) -> list[ContractModule]:
     modules = []
     pattern = re.compile(
         r"^###\s+`(?P<path>[^`]+)`\s+\(module\s+`(?P<module>[^`]+)`\)\s*\n+```python\n(?P<code>.*?)\n```",
-        re.M | re.S,
+        re.MULTILINE | re.DOTALL,
     )
     for match in pattern.finditer(text):
         module = ContractModule(path=match["path"], module=match["module"], code=match["code"])
