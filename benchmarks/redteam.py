@@ -7,7 +7,7 @@ task's reference (``ReferenceControl``) as a sanity check. Prints one row per tr
 and how many a full 1.0.
 
     .venv/bin/python benchmarks/redteam.py [TASKS_DIR] [--only NAME ...] [--task SUBSTR ...]
-        [--wave N] [--json OUT] [--parallelism 2] [--no-reference] [--list]
+        [--wave N] [--json OUT] [--parallelism 2] [--no-reference] [--list] [--print-json JSON ...]
 
 Exit status 1 when any attack scores above 0.
 """
@@ -22,10 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from traj2env_assets.docker_engine.controls import AgentAction, Control, ReferenceControl  # noqa: E402
-from traj2env_assets.docker_engine.engine import DockerEngine  # noqa: E402
-from traj2env_assets_tests.redteam.catalogue import ATTACKS, CLASSES, Attack, applicable  # noqa: E402
-from traj2env_assets_tests.redteam.view import TaskView  # noqa: E402
+from traj2env_assets.docker_engine.controls import (
+    AgentAction,
+    Control,
+    ReferenceControl,
+)
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets_tests.redteam.catalogue import ATTACKS, CLASSES, Attack, applicable
+from traj2env_assets_tests.redteam.view import TaskView
 
 DEFAULT_TASKS = Path("/tmp/redteam/ws/tasks")
 
@@ -140,10 +144,16 @@ def main() -> int:
     parser.add_argument("--parallelism", type=int, default=2)
     parser.add_argument("--no-reference", action="store_true", help="skip the reference sanity check")
     parser.add_argument("--list", action="store_true", help="list the attacks and exit")
+    parser.add_argument("--print-json", type=Path, nargs="+", metavar="JSON",
+                        help="print the table of earlier --json results (merged) instead of running")
     args = parser.parse_args()
     if args.list:
         for a in ATTACKS:
             print(f"{a.name:<28} {a.cls:<16} w{a.wave} {','.join(a.targets):<45} {a.note}")
+        return 0
+    if args.print_json:
+        rows = [row for path in args.print_json for row in json.loads(path.read_text())]
+        print_table(rows)
         return 0
     unknown = set(args.only or []) - {a.name for a in ATTACKS}
     if unknown:
