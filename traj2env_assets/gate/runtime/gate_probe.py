@@ -111,9 +111,7 @@ class Recorder:
         encoded_kwargs = {name: codec.encode_argument(value) for name, value in kwargs.items()}
         if kind in ("function", "static"):
             return {"call": target, "args": [codec.encode_argument(a) for a in args], "kwargs": encoded_kwargs}
-        if kind == "init":
-            return {"call": target, "args": [codec.encode_argument(a) for a in args[1:]], "kwargs": encoded_kwargs}
-        if kind == "classmethod":
+        if kind in ("init", "classmethod"):  # the first argument is the new object or the class
             return {"call": target, "args": [codec.encode_argument(a) for a in args[1:]], "kwargs": encoded_kwargs}
         owner = args[0]
         if id(owner) not in codec.handles:
