@@ -183,8 +183,13 @@ def test_fake_provider_proposal_becomes_a_published_build_task(
     assert rewards.pop("reference") == 1.0 and set(rewards.values()) == {0.0} and "stub" in rewards
     task = Path(candidate["published_path"])
     assert (task / "tests" / "traj2env" / "restore" / "tests" / "test_hidden.py").read_text() == ROMANS_TESTS
+    # Tests a submission raising ValueError everywhere passes stop counting toward the reward.
+    assert facts["tests_rewarding_nothing"] == [
+        "tests/test_hidden.py::test_non_standard_numerals",
+        "tests/test_hidden.py::test_out_of_range",
+    ]
     tracked = (task / "tests" / "traj2env" / "tracked_ids.txt").read_text().split()
-    assert sorted(tracked) == sorted(facts["kept_tests"])
+    assert sorted(tracked) == sorted(set(facts["kept_tests"]) - set(facts["tests_rewarding_nothing"]))
     assert "to_roman" in (task / "instruction.md").read_text()
     assert "def test_" not in (task / "instruction.md").read_text()
     assert (task / "environment" / "workspace" / "CONTRACT.md").read_text().startswith("`romans.to_roman")

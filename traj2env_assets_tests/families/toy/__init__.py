@@ -1,7 +1,8 @@
 """A toy family for the tests: the whole of it is this folder plus one registry line.
 
 It finds one candidate per trajectory that left Python files behind, asks the model
-for a name, and makes a task: implement ``greet()`` so it returns ``Hello, <name>!``.
+for a name, and makes a task: implement ``greet(name)`` so it returns ``Hello, <name>!``
+(an argument, so the behaviour gate has calls to perturb).
 Calibration checks that the start state fails its test; the matrix is the reference
 (1) and a no-op (0).
 """
@@ -28,7 +29,7 @@ from traj2env_assets.families.contract import (
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.sources import safe_key
 
-STUB = "def greet():\n    raise NotImplementedError\n"
+STUB = "def greet(name):\n    raise NotImplementedError\n"
 
 
 class ToyCandidate(BaseModel):
@@ -44,7 +45,7 @@ class Greeting(BaseModel):
 
 
 def _test_file(name: str) -> str:
-    return f"from greet import greet\n\n\ndef test_greet():\n    assert greet() == {f'Hello, {name}!'!r}\n"
+    return f"from greet import greet\n\n\ndef test_greet():\n    assert greet({name!r}) == {f'Hello, {name}!'!r}\n"
 
 
 class ToyFamily(Family[ToyCandidate, Greeting]):
@@ -78,10 +79,10 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
             family=self.name,
             task_id=safe_key(f"{source.partition_key}-toy").lower(),
             org=source.org,
-            instruction=f"Make `greet()` in greet.py return `Hello, {proposal.name}!`.",
+            instruction=f"Make `greet(name)` in greet.py return `Hello, <name>!`, e.g. `Hello, {proposal.name}!`.",
             base_image="python",
             project_files={"greet.py": STUB.encode(), "tests/test_greet.py": test.encode()},
-            solution_files={"greet.py": f"def greet():\n    return {f'Hello, {proposal.name}!'!r}\n".encode()},
+            solution_files={"greet.py": b'def greet(name):\n    return f"Hello, {name}!"\n'},
             tests=VerifierSpec(
                 runner="pytest",
                 tracked_test_ids=["tests/test_greet.py::test_greet"],
