@@ -34,7 +34,7 @@ from traj2env_assets.docker_engine.base_images import (
     BaseImageSpec,
     ensure_base_images,
 )
-from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect
+from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect, image_present
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.image_build import BuiltImage, build_image, find_image
 from traj2env_assets.docker_engine.prune import PruneReport, prune
@@ -81,6 +81,9 @@ class DockerEngine(BaseModel):
             timeout_s=timeout_s or self.build_timeout_s,
             lock_dir=self.lock_dir,
         )
+
+    def has_image(self, tag: str) -> bool:
+        return image_present(self.client, tag)
 
     def find(self, context_dir: Path) -> BuiltImage | None:
         """The image ``build`` would return, if it exists already; never builds."""

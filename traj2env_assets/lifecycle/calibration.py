@@ -23,6 +23,7 @@ from docker.models.containers import Container
 from pydantic import BaseModel, ValidationError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.docker_engine.sandbox import (
     exec_with_deadline,
     put_files,
@@ -35,6 +36,7 @@ from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
     CandidateRef,
@@ -167,7 +169,10 @@ def _result_file(box: Container, path: str) -> str | None:
 
 
 def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str) -> CandidateStatus:
-    status = read_status(workspace, ref)
+    try:
+        status = with_image_present(workspace, engine, read_status(workspace, ref))
+    except ImageBuildFailedError as exc:
+        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
     plan, key = _plan(workspace, status, org)
     cached = _cached(workspace, key)
     if cached is not None:  # another candidate of this run shared the image and plan

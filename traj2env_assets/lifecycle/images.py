@@ -5,6 +5,11 @@ Planning is cheap and needs no build: the family's task spec is written to
 image of its ``environment/`` is looked up by content hash. Only candidates without an
 image go on to :func:`build_candidate_image`, one Dagster op each. Skip reasons: the
 family's (``CandidateRejected``) and ``image_build_failed``.
+
+The image is a cache of the staged ``environment/``: the Docker stages after this one call
+:func:`with_image_present`, which rebuilds it (same content, same tag) when it left the
+engine between stages — ``traj2env prune``, ``docker image prune``, another process's
+cleanup — instead of failing on a missing image (the engine would try to pull it).
 """
 
 from __future__ import annotations
@@ -30,11 +35,14 @@ LOG_TAIL_CHARS = 4000
 
 
 def _with_image(status: CandidateStatus, image: BuiltImage) -> CandidateStatus:
+    return status.passed("image", image=_image_record(status, image))
+
+
+def _image_record(status: CandidateStatus, image: BuiltImage) -> ImageRecord:
     assert status.image is not None  # staged before any image is looked up
-    record = status.image.model_copy(
+    return status.image.model_copy(
         update={"tag": image.tag, "content_hash": image.content_hash, "built": image.built, "seconds": image.seconds}
     )
-    return status.passed("image", image=record)
 
 
 def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> CandidateStatus:
@@ -78,6 +86,20 @@ def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: Candi
     try:
         image = engine.build(staged_task_dir(workspace, ref) / "environment")
     except ImageBuildFailedError as exc:
-        drop = Drop(reason=exc.reason, detail=f"{exc}\n{exc.log_tail}"[-LOG_TAIL_CHARS:])
-        return save_status(workspace, status.dropped("image", drop))
+        return save_status(workspace, status.dropped("image", image_build_drop(exc)))
     return save_status(workspace, _with_image(status, image))
+
+
+def image_build_drop(exc: ImageBuildFailedError) -> Drop:
+    return Drop(reason=exc.reason, detail=f"{exc}\n{exc.log_tail}"[-LOG_TAIL_CHARS:])
+
+
+def with_image_present(workspace: Workspace, engine: DockerEngine, status: CandidateStatus) -> CandidateStatus:
+    """``status`` once its image is in the engine: rebuilt from the staged environment if it
+    is gone (a changed base image gives it a new tag, recorded). Raises
+    :class:`ImageBuildFailedError` when the rebuild fails."""
+    assert status.image is not None and status.image.tag is not None  # past the image stage
+    if engine.has_image(status.image.tag):
+        return status
+    image = engine.build(staged_task_dir(workspace, status.ref) / "environment")
+    return save_status(workspace, status.model_copy(update={"image": _image_record(status, image)}))

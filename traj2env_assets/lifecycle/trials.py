@@ -20,9 +20,11 @@ from pydantic import ValidationError
 
 from traj2env_assets.docker_engine.controls import Control
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.docker_engine.trial import MatrixResult, TrialTask
 from traj2env_assets.families.contract import Drop
 from traj2env_assets.families.registry import family_named
+from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     TRIALS_FILE,
     CandidateRef,
@@ -107,7 +109,10 @@ def plan_trials(
 def run_candidate_trials(
     workspace: Workspace, engine: DockerEngine, ref: CandidateRef, parallelism: int
 ) -> CandidateStatus:
-    status = read_status(workspace, ref)
+    try:
+        status = with_image_present(workspace, engine, read_status(workspace, ref))
+    except ImageBuildFailedError as exc:
+        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
     family = family_named(status.family)
     assert status.image is not None and status.image.tag is not None
     task = TrialTask(

@@ -1,6 +1,7 @@
 """Faults of the engine itself: the connection to it lost in the middle of an image build,
-and a trial's container killed from outside in the middle of its run. Either way nothing
-half-made is kept, no container is left, and doing it again works."""
+a trial's container killed from outside in the middle of its run, a candidate's image
+removed between stages. Either way nothing half-made is kept, no container is left, and
+doing it again works."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError, build_image, find_image
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.trial import RUN_LABEL, TrialTask, run_trial
+from traj2env_assets.lifecycle.images import with_image_present
+from traj2env_assets.lifecycle.status import (
+    CandidateRef,
+    CandidateStatus,
+    ImageRecord,
+    read_status,
+    save_status,
+    staged_task_dir,
+)
+from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.docker.test_trials import ScriptControl
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -125,3 +136,30 @@ def test_a_trial_container_killed_mid_run_is_judged_on_what_it_left_and_leaves_n
     again = run_trial(engine.client, python_trial, ScriptControl("again", "true"), engine.trial_settings())
     assert again.reward == 0.0 and again.verdict is not None
     assert engine.client.containers.list(all=True, filters={"label": f"{CONTROL_LABEL}=again"}) == []
+
+
+def test_an_image_removed_between_stages_is_rebuilt_from_the_staged_environment_not_pulled(
+    engine: DockerEngine, tmp_path: Path
+) -> None:
+    """``traj2env prune`` or another process's cleanup between the image stage and the
+    calibration or trial stage: the stage rebuilds the image (same content, same tag)."""
+    workspace = Workspace(root=tmp_path / "workspace")
+    ref = CandidateRef(family="repair", partition_key="pruned", task_id="pruned-image")
+    environment = staged_task_dir(workspace, ref) / "environment"
+    environment.mkdir(parents=True)
+    (environment / "Dockerfile").write_text(f"FROM python:3.13-slim\nRUN echo {uuid.uuid4().hex} > /marker\n")
+    image = engine.build(environment)
+    status = save_status(workspace, CandidateStatus(
+        family=ref.family, partition_key=ref.partition_key, task_id=ref.task_id, reward_kind="binary",
+        reached="image", image=ImageRecord(spec_key="spec", staged_path=str(environment.parent), tag=image.tag),
+    ))
+    try:
+        assert with_image_present(workspace, engine, status) == status, "a present image is used as it is"
+        engine.client.images.remove(image.tag, force=True)
+
+        rebuilt = with_image_present(workspace, engine, status)
+        assert rebuilt.image is not None and rebuilt.image.tag == image.tag and rebuilt.image.built
+        assert engine.has_image(image.tag)
+        assert read_status(workspace, ref) == rebuilt
+    finally:
+        engine.client.images.remove(image.tag, force=True)
