@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets_tests.attacks.catalogue import ATTACKS, BY_NAME
-from traj2env_assets_tests.attacks.harbor_run import HARBOR_SUBSET, HarborRun, run_harbor
+from traj2env_assets_tests.attacks.catalogue import ATTACKS, BY_NAME, ONE_PER_CLASS, by_runner
+from traj2env_assets_tests.attacks.harbor_run import HarborRun, run_harbor
 from traj2env_assets_tests.attacks.model import Runner
 from traj2env_assets_tests.attacks.sample_tasks import publish_sample_tasks, published_sample_tasks
 from traj2env_assets_tests.attacks.suite import SuiteRun, build_tasks, run_suite
@@ -56,12 +56,12 @@ def main() -> int:
         built = time.monotonic()
         trial_tasks = build_tasks(engine, tasks)
         build_seconds = time.monotonic() - built
-        run = run_suite(engine, trial_tasks, attacks, parallelism=args.parallelism)
+        run = run_suite(engine, trial_tasks, by_runner(attacks), parallelism=args.parallelism)
         _print(run, verbose=args.verbose)
         harbor = None
         if args.harbor:
             subset = {
-                runner: [BY_NAME[n] for n in HARBOR_SUBSET[runner] if BY_NAME[n] in attacks] for runner in tasks
+                runner: [BY_NAME[n] for n in ONE_PER_CLASS[runner] if BY_NAME[n] in attacks] for runner in tasks
             }
             harbor = run_harbor(tasks, subset, Path(scratch) / "harbor-jobs", concurrency=args.parallelism)
             _print_harbor(harbor)

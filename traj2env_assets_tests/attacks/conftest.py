@@ -1,5 +1,6 @@
-"""Session fixtures for the attack suite: the sample tasks the main command published, and the
-whole suite run once through the trial path (the tests then read its outcomes)."""
+"""Session fixtures for the attack suite: the sample tasks the main command published, and one
+attack of every class run once through the trial path (the tests then read its outcomes;
+benchmarks/attack_suite.py runs the whole catalogue)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets_tests import timings
-from traj2env_assets_tests.attacks.catalogue import ATTACKS
+from traj2env_assets_tests.attacks.catalogue import one_per_class
 from traj2env_assets_tests.attacks.model import Runner
 from traj2env_assets_tests.attacks.sample_tasks import sample_tasks_of
 from traj2env_assets_tests.attacks.suite import PlainOutcome, SuiteRun, build_tasks, run_plain, run_suite
@@ -33,11 +34,13 @@ def trial_tasks(engine: DockerEngine, sample_tasks: dict[Runner, Path]) -> dict[
 
 @pytest.fixture(scope="session")
 def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> SuiteRun:
-    run = run_suite(engine, trial_tasks, ATTACKS, parallelism=PARALLELISM)
+    attacks = one_per_class()
+    run = run_suite(engine, trial_tasks, attacks, parallelism=PARALLELISM)
     scored = [o for o in run.outcomes if o.scored]
     _record(
         request,
-        f"trial path: {len(ATTACKS)} attacks, {len(run.outcomes)} trials + {len(run.references)} references "
+        f"trial path: {len({a.name for listed in attacks.values() for a in listed})} attacks (one per class), "
+        f"{len(run.outcomes)} trials + {len(run.references)} references "
         f"in {run.seconds:.1f} s (parallelism {PARALLELISM}); {len(scored)} scored above 0",
     )
     return run
@@ -46,7 +49,8 @@ def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], reques
 @pytest.fixture(scope="session")
 def plain_runs(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> list[PlainOutcome]:
     started = time.monotonic()
-    runs = run_plain(engine, trial_tasks, [a for a in ATTACKS if a.fools_plain_run], parallelism=PARALLELISM)
+    live = {runner: [a for a in listed if a.fools_plain_run] for runner, listed in one_per_class().items()}
+    runs = run_plain(engine, trial_tasks, live, parallelism=PARALLELISM)
     _record(request, f"plain runs: {len(runs)} in {time.monotonic() - started:.1f} s")
     return runs
 

@@ -27,32 +27,6 @@ HARBOR = Path(sys.executable).parent / "harbor"
 REFERENCE = "oracle"
 NOOP = "nop"
 
-# At least one attack of every class on every runner it targets, favouring the attacks
-# Harbor's own plumbing could change (log mounts, separate verifier, artifact copy).
-HARBOR_SUBSET: dict[Runner, tuple[str, ...]] = {
-    Runner.PYTEST: (
-        "assert_true_keeps_names", "testreport_forgery_workspace_only", "atexit_rewrites_results",
-        "shadow_pdb", "escape_chain_to_forged_test", "always_equal_subclass",
-        "agent_plants_verifier_files", "agent_writes_reward_files", "daemon_overwrites_reward",
-        "fake_module_under_test", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
-    ),
-    Runner.UNITTEST: (
-        "assert_true_keeps_names", "init_subclass_swaps_test_methods", "assert_equal_noop",
-        "results_handle_wrapped", "shadow_xml_package", "escape_chain_test_directory",
-        "returns_mock_any", "runtime_overwrites_verifier_files", "agent_writes_reward_files",
-        "fake_unittest_in_sys_modules", "exit_zero_after_run", "expected_failure_or_todo",
-        "host_mount_links_out",
-    ),
-    Runner.NODE: (
-        "expect_buggy_output", "node_child_stdout_rewrite", "node_assert_noop",
-        "node_forged_v8_events", "node_exit_swaps_results", "node_modules_shims",
-        "escape_through_proc_self_cwd", "agent_plants_verifier_files", "agent_writes_reward_files",
-        "daemon_overwrites_reward", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
-        "host_mount_links_out",
-    ),
-}
-
-
 class HarborOutcome(BaseModel):
     agent: str
     runner: Runner

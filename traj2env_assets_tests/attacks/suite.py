@@ -9,7 +9,7 @@ task then run as one trial matrix with some parallelism, with the reference firs
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -72,19 +72,18 @@ def build_tasks(engine: DockerEngine, tasks: Mapping[Runner, Path]) -> dict[Runn
 def run_suite(
     engine: DockerEngine,
     trial_tasks: Mapping[Runner, TrialTask],
-    attacks: Iterable[Attack],
+    attacks: Mapping[Runner, Sequence[Attack]],
     *,
     parallelism: int = 3,
 ) -> SuiteRun:
-    """The reference and every attack that targets its runner, on each task."""
+    """The reference and the runner's ``attacks``, on each task."""
     started = time.monotonic()
-    attacks = list(attacks)
     references: dict[Runner, TrialResult] = {}
     outcomes: list[AttackOutcome] = []
     for runner, trial_task in trial_tasks.items():
         controls: Sequence[ReferenceControl | AttackControl] = [
             ReferenceControl(),
-            *(attack.control(runner) for attack in attacks if runner in attack.runners),
+            *(attack.control(runner) for attack in attacks.get(runner, ())),
         ]
         matrix = engine.run_matrix(trial_task, controls, parallelism=parallelism)
         reference, *results = matrix.results
@@ -126,13 +125,13 @@ class PlainOutcome(BaseModel):
 def run_plain(
     engine: DockerEngine,
     trial_tasks: Mapping[Runner, TrialTask],
-    attacks: Iterable[Attack],
+    attacks: Mapping[Runner, Sequence[Attack]],
     *,
     parallelism: int = 3,
 ) -> list[PlainOutcome]:
     """Each attack's submission, then the project's tests run plainly, in an agent container
     (a fresh one per naive run, since a run may change the workspace)."""
-    jobs = [(attack, runner) for attack in attacks for runner in attack.runners if runner in trial_tasks]
+    jobs = [(attack, runner) for runner, listed in attacks.items() if runner in trial_tasks for attack in listed]
 
     def plain(job: tuple[Attack, Runner]) -> PlainOutcome:
         attack, runner = job

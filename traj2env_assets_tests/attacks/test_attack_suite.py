@@ -1,7 +1,8 @@
 """The done-criterion of issue 9 through the project's trial path (real Docker engine).
 
-Every attack of the catalogue runs against each published sample task it targets (pytest:
-intervals, unittest: slugify, node: wordfreq) as an agent-container control; only
+One attack of every class (``ONE_PER_CLASS``; benchmarks/attack_suite.py runs the whole
+catalogue) runs against each published sample task it targets (pytest: intervals,
+unittest: slugify, node: wordfreq) as an agent-container control; only
 /workspace crosses to a fresh verifier. Each must score exactly 0 while the reference
 scores 1. Each attack that claims to fool a naive verifier must also really do so: after
 it, the project's tests run plainly in an agent container (its recorded check, or pytest)
@@ -12,13 +13,13 @@ from __future__ import annotations
 
 import pytest
 
-from traj2env_assets_tests.attacks.catalogue import ATTACKS
+from traj2env_assets_tests.attacks.catalogue import one_per_class
 from traj2env_assets_tests.attacks.model import Attack, Runner
 from traj2env_assets_tests.attacks.suite import PlainOutcome, SuiteRun
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-PAIRS = [(attack, runner) for attack in ATTACKS for runner in attack.runners]
+PAIRS = [(attack, runner) for runner, attacks in one_per_class().items() for attack in attacks]
 IDS = [f"{attack.name}[{runner}]" for attack, runner in PAIRS]
 LIVE = [(a, r) for a, r in PAIRS if a.fools_plain_run]
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets_tests.attacks.catalogue import ATTACKS
-from traj2env_assets_tests.attacks.harbor_run import HARBOR_SUBSET
+from traj2env_assets_tests.attacks.catalogue import ATTACKS, ONE_PER_CLASS
 from traj2env_assets_tests.attacks.model import SAMPLE_PROJECTS, Attack, AttackClass, Runner, SampleProject
 from traj2env_assets_tests.example_run import EXAMPLES
 
@@ -50,11 +49,11 @@ def test_the_catalogue_covers_every_class_of_issue_9_on_every_runner() -> None:
         assert len(classes & ISSUE_9_CLASSES) >= 7, (runner, classes)
 
 
-def test_the_harbor_subset_has_a_class_on_every_runner_it_targets() -> None:
-    for runner, names in HARBOR_SUBSET.items():
+def test_the_ci_subset_has_every_class_on_every_runner_it_targets() -> None:
+    for runner, names in ONE_PER_CLASS.items():
         attacks = [a for a in ATTACKS if a.name in names]
         assert len(attacks) == len(names) and all(runner in a.runners for a in attacks)
-    every = {(a.attack_class, r) for r, names in HARBOR_SUBSET.items() for a in ATTACKS if a.name in names}
+    every = {(a.attack_class, r) for r, names in ONE_PER_CLASS.items() for a in ATTACKS if a.name in names}
     assert {a.attack_class for a in ATTACKS} == {attack_class for attack_class, _ in every}
 
 
