@@ -6,8 +6,10 @@ id from anywhere else makes this candidate a ``duplicate``. A candidate that hid
 another task shows its agent (a published task or another candidate of this publish) is
 ``hidden_tests_leak`` (``traj2env_assets.harbor.leaks``): the task that hides is the one
 dropped, so a repair task keeps the tests it shows and the build task that would hide them
-goes. A candidate that shows a test a task published earlier hides is dropped the same way,
-since a published task is never taken back.
+goes. "Another task" is every live (not dropped) candidate staged anywhere in the
+workspace, not only this partition's: partitions publish one by one, and the hider must go
+whichever partition comes first. A candidate that shows a test a task published earlier
+hides is dropped the same way, since a published task is never taken back.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from traj2env_assets.harbor.leaks import (
     task_tests,
 )
 from traj2env_assets.lifecycle.status import (
+    STAGE_CANDIDATES,
+    STATUS_FILE,
     CandidateStatus,
     save_status,
     staged_task_dir,
@@ -36,19 +40,31 @@ def _dataset_tests(destination: Path) -> dict[str, TaskTests]:
     return {path.name: task_tests(path) for path in sorted(destination.iterdir()) if (path / "task.toml").is_file()}
 
 
+def _live_staged_tests(workspace: Workspace) -> dict[str, TaskTests]:
+    """The tests of every candidate of the workspace that has a staged task and no drop."""
+    found = {}
+    for path in sorted((workspace.root / STAGE_CANDIDATES).glob(f"*/*/*/{STATUS_FILE}")):
+        status = CandidateStatus.model_validate_json(path.read_text(encoding="utf-8"))
+        staged = staged_task_dir(workspace, status.ref)
+        if status.drop is None and status.image is not None and staged.is_dir():
+            found[status.task_id] = task_tests(staged)
+    return found
+
+
 def publish(workspace: Workspace, destination: Path, statuses: list[CandidateStatus]) -> list[CandidateStatus]:
     published = []
     ready = [status for status in statuses if status.ready_for("publish")]
-    staged = {status.task_id: task_tests(staged_task_dir(workspace, status.ref)) for status in ready}
+    staged = _live_staged_tests(workspace) if ready else {}
+    staged.update({status.task_id: task_tests(staged_task_dir(workspace, status.ref)) for status in ready})
     dataset = _dataset_tests(destination)
     for status in ready:
         if status.published_path and Path(status.published_path).is_dir():
             published.append(save_status(workspace, status.passed("publish")))
             continue
         tests = staged[status.task_id]
-        batch = [other for task_id, other in staged.items() if task_id != status.task_id]
+        live = [other for task_id, other in staged.items() if task_id != status.task_id]
         earlier = [other for task_id, other in dataset.items() if task_id != status.task_id]
-        leaks = hidden_and_shown_elsewhere(tests, [*batch, *earlier]) + shown_and_hidden_elsewhere(tests, earlier)
+        leaks = hidden_and_shown_elsewhere(tests, [*live, *earlier]) + shown_and_hidden_elsewhere(tests, earlier)
         if leaks:
             more = f" (+{len(leaks) - 3} more)" if len(leaks) > 3 else ""
             drop = Drop(reason="hidden_tests_leak", detail="; ".join(leaks[:3]) + more)

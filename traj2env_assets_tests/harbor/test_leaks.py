@@ -1,14 +1,24 @@
 """Sibling leaks (traj2env_assets.harbor.leaks) between task directories as the writer
 writes them: a hidden test another task shows is found whatever its name, formatting or
-comments; unrelated and trivial tests are not."""
+comments; unrelated and trivial tests are not; at publish, the hider goes."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from traj2env_assets.families.contract import Drop
 from traj2env_assets.harbor.leaks import leaks_between, task_tests
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.lifecycle.publishing import publish
+from traj2env_assets.lifecycle.status import (
+    CandidateRef,
+    CandidateStatus,
+    ImageRecord,
+    save_status,
+    staged_task_dir,
+)
+from traj2env_assets.workspace import Workspace
 
 SHOWN = '''from shop import tags
 
@@ -71,3 +81,44 @@ def test_a_test_quoted_in_the_instruction_is_shown(tmp_path: Path) -> None:
     quotes = write_task(spec, tmp_path)
     hides = write_task(_task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), tmp_path)
     assert len(leaks_between(task_tests(hides.path), [task_tests(quotes.path)])) == 1
+
+
+def _staged(workspace: Workspace, partition: str, spec: TaskSpec, reached: str) -> CandidateStatus:
+    ref = CandidateRef(family=spec.family, partition_key=partition, task_id=spec.task_id)
+    staged = staged_task_dir(workspace, ref)
+    write_task(spec, staged.parent)
+    return save_status(workspace, CandidateStatus(
+        family=ref.family, partition_key=partition, task_id=ref.task_id, reward_kind="binary", reached=reached,
+        image=ImageRecord(spec_key="spec", staged_path=str(staged), tag="traj2env/env:x"),
+    ))
+
+
+def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path) -> None:
+    """Partitions publish one at a time: the task that hides a test a live candidate of
+    another partition shows goes, even when that candidate has not reached publish yet."""
+    workspace = Workspace(root=tmp_path / "workspace")
+    destination = tmp_path / "dataset"
+    hider = _staged(workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
+                    reached="trials")
+    shower = _staged(workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}),
+                     reached="proposal")
+
+    [dropped] = publish(workspace, destination, [hider])
+    assert dropped.drop is not None and dropped.drop.reason == "hidden_tests_leak"
+    assert "is shown by shows" in dropped.drop.detail
+
+    [published] = publish(workspace, destination, [save_status(workspace, shower.passed("trials"))])
+    assert published.drop is None and (destination / "shows" / "task.toml").is_file()
+    assert not (destination / "hides").exists()
+
+
+def test_a_dropped_candidate_hides_nothing_from_the_others(tmp_path: Path) -> None:
+    workspace = Workspace(root=tmp_path / "workspace")
+    hider = _staged(workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
+                    reached="trials")
+    shower = _staged(workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}),
+                     reached="proposal")
+    save_status(workspace, shower.dropped("calibration", Drop(reason="weak_tests", detail="")))
+
+    [published] = publish(workspace, tmp_path / "dataset", [hider])
+    assert published.drop is None and published.reached == "publish"
