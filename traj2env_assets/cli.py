@@ -20,6 +20,7 @@ from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import apply_pool_limits
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.defs.run_liveness import execute_locked, release_dead_runs
 from traj2env_assets.definitions import build_definitions
 from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.docker_engine.commands import add_docker_commands
@@ -123,15 +124,13 @@ def run_partitions(
             "dagster/asset_partition_range_end": batch[-1],
         }
         with _one_planned_event_per_asset():
-            result = job.execute_in_process(
-                run_config=QUIET_RUN_CONFIG, instance=instance, tags=tags, raise_on_error=False
-            )
+            result = execute_locked(job, instance, run_config=QUIET_RUN_CONFIG, tags=tags, raise_on_error=False)
         if result.success:
             return []
     failed = []
     for key in batch:
-        result = job.execute_in_process(
-            run_config=QUIET_RUN_CONFIG, partition_key=key, instance=instance, tags=run_tags, raise_on_error=False
+        result = execute_locked(
+            job, instance, run_config=QUIET_RUN_CONFIG, partition_key=key, tags=run_tags, raise_on_error=False
         )
         if not result.success:
             failed.append(key)
@@ -150,6 +149,8 @@ def generate(settings: RunSettings, summary: Console | None = None) -> Path:
 
 def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance) -> Path:
     options = settings.options
+    # A killed earlier run must not keep this one waiting for what it held.
+    release_dead_runs(instance)
     registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
     instance.add_dynamic_partitions(trajectories.name, keys)
@@ -166,7 +167,7 @@ def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterI
                 counter.start_batch(batch)
                 failures += run_partitions(pipeline_job, instance, batch, run_tags)
                 counter.finish_batch(batch)
-    defs.resolve_job_def(REPORT_JOB).execute_in_process(run_config=QUIET_RUN_CONFIG, instance=instance, tags=run_tags)
+    execute_locked(defs.resolve_job_def(REPORT_JOB), instance, run_config=QUIET_RUN_CONFIG, tags=run_tags)
     if failures:
         console.print(f"[yellow]{len(failures)} trajectories had a failed step: {', '.join(failures)}")
     if registration.rejected:
