@@ -20,7 +20,7 @@ from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import apply_pool_limits
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.run_liveness import execute_locked, release_dead_runs
+from traj2env_assets.defs.run_liveness import execute_locked, release_dead_work
 from traj2env_assets.definitions import build_definitions
 from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.docker_engine.commands import add_docker_commands
@@ -150,7 +150,7 @@ def generate(settings: RunSettings, summary: Console | None = None) -> Path:
 def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance) -> Path:
     options = settings.options
     # A killed earlier run must not keep this one waiting for what it held.
-    release_dead_runs(instance)
+    release_dead_work(instance)
     registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
     instance.add_dynamic_partitions(trajectories.name, keys)

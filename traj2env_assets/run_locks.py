@@ -48,7 +48,7 @@ def dead_run_lock(path: Path) -> Iterator[bool]:
     listing and this call is unlocked too, but its status is final by then.
     """
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         yield False
         return

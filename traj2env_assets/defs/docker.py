@@ -19,9 +19,11 @@ from traj2env_assets.defs.materialize import Metadata
 
 from traj2env_assets.defs.pools import DOCKER_BUILD_POOL
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.defs.run_liveness import RUN_LOCK_TAG
 from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, BaseImageOutcome
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.errors import is_transient_engine_error
+from traj2env_assets.docker_engine.labels import run_labels
 from traj2env_assets.docker_engine.trial import MatrixResult
 
 # A transient engine error (unreachable, 5xx) retries the candidate's step after 5 s,
@@ -39,8 +41,12 @@ class DockerEngineResource(dg.ConfigurableResource):
     debian_mirror: str = DEBIAN_MIRROR
     container_labels: dict[str, str] = {}
 
-    def engine(self) -> DockerEngine:
+    def engine(self, run: dg.DagsterRun | None = None) -> DockerEngine:
+        """The engine; given the run its containers work for, they carry its labels."""
         options = self.pipeline.options()
+        labels = dict(self.container_labels)
+        if run is not None:
+            labels.update(run_labels(run.run_id, run.tags.get(RUN_LOCK_TAG)))
         return DockerEngine(
             platform=options.platform,
             container_memory=options.container_memory,
@@ -50,7 +56,7 @@ class DockerEngineResource(dg.ConfigurableResource):
             agent_timeout_s=self.agent_timeout_s,
             verifier_timeout_s=self.verifier_timeout_s,
             debian_mirror=self.debian_mirror,
-            container_labels=self.container_labels,
+            container_labels=labels,
         )
 
 

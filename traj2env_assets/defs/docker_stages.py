@@ -22,6 +22,7 @@ from traj2env_assets.defs.pools import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL
 from traj2env_assets.defs.proposals import PROPOSALS_ASSET
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
+from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import MatrixResult
 from traj2env_assets.lifecycle.calibration import calibrate_candidate, plan_calibration
 from traj2env_assets.lifecycle.images import build_candidate_image, plan_images
@@ -32,7 +33,7 @@ from traj2env_assets.lifecycle.trials import plan_trials, run_candidate_trials
 REFS_IO_MANAGER = "candidate_refs"
 
 Plan = Callable[[PipelineResource, DockerEngineResource, list[CandidateStatus]], list[CandidateRef]]
-Work = Callable[[PipelineResource, DockerEngineResource, CandidateRef], CandidateStatus]
+Work = Callable[[PipelineResource, DockerEngine, CandidateRef], CandidateStatus]
 WorkMetadata = Callable[[CandidateStatus], Metadata]
 
 
@@ -68,7 +69,7 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         docker_engine: DockerEngineResource,
     ) -> CandidateRef:
         try:
-            status = spec.work(pipeline, docker_engine, ref)
+            status = spec.work(pipeline, docker_engine.engine(context.run), ref)
         except Exception as error:
             raise permanent_unless_transient(error) from error
         context.log.info(f"{ref.family} {ref.task_id}: {status.state} {status.drop.reason if status.drop else ''}")
@@ -119,8 +120,8 @@ def _plan_images(pipeline: PipelineResource, docker: DockerEngineResource, statu
     return plan_images(pipeline.workspace(), docker.engine(), statuses, _org(pipeline))[1]
 
 
-def _build(pipeline: PipelineResource, docker: DockerEngineResource, ref: CandidateRef) -> CandidateStatus:
-    return build_candidate_image(pipeline.workspace(), docker.engine(), ref)
+def _build(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+    return build_candidate_image(pipeline.workspace(), engine, ref)
 
 
 def _plan_calibration(
@@ -129,16 +130,16 @@ def _plan_calibration(
     return plan_calibration(pipeline.workspace(), statuses, _org(pipeline))[1]
 
 
-def _calibrate(pipeline: PipelineResource, docker: DockerEngineResource, ref: CandidateRef) -> CandidateStatus:
-    return calibrate_candidate(pipeline.workspace(), docker.engine(), ref, _org(pipeline))
+def _calibrate(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+    return calibrate_candidate(pipeline.workspace(), engine, ref, _org(pipeline))
 
 
 def _plan_trials(pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]) -> list[CandidateRef]:
     return plan_trials(pipeline.workspace(), statuses)[1]
 
 
-def _trial(pipeline: PipelineResource, docker: DockerEngineResource, ref: CandidateRef) -> CandidateStatus:
-    return run_candidate_trials(pipeline.workspace(), docker.engine(), ref, parallelism=pipeline.options().jobs)
+def _trial(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+    return run_candidate_trials(pipeline.workspace(), engine, ref, parallelism=pipeline.options().jobs)
 
 
 def _image_metadata(status: CandidateStatus) -> Metadata:

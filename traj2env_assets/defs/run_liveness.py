@@ -17,6 +17,8 @@ from typing import Any
 
 import dagster as dg
 
+from traj2env_assets.docker_engine.connection import EngineUnavailableError, connect
+from traj2env_assets.docker_engine.reap import reap_dead_runs
 from traj2env_assets.run_locks import RUN_LOCK_DIR, dead_run_lock, hold_run_lock
 
 RUN_LOCK_TAG = "traj2env/run_lock"
@@ -36,6 +38,16 @@ def execute_locked(
         return job.execute_in_process(
             instance=instance, run_id=run_id, tags={**tags, RUN_LOCK_TAG: str(lock)}, **kwargs
         )
+
+
+def release_dead_work(instance: dg.DagsterInstance) -> None:
+    """What a CLI run does first: remove the containers of dead runs (while their locks
+    still say they are dead), then fail those runs and free their slots."""
+    try:
+        reap_dead_runs(connect())
+    except EngineUnavailableError:
+        pass  # Their containers still exit by themselves at their deadline.
+    release_dead_runs(instance)
 
 
 def release_dead_runs(instance: dg.DagsterInstance) -> list[str]:

@@ -12,7 +12,7 @@ from docker.errors import APIError, NotFound
 from docker.models.containers import Container
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.labels import CONTAINER_ROLES, ROLE_LABEL, project_filter
+from traj2env_assets.docker_engine.labels import ROLE_LABEL, is_project_container, project_filter
 
 
 class PruneReport(BaseModel):
@@ -29,7 +29,7 @@ def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneR
             container.remove(force=True)
         except NotFound:
             continue
-        containers.append(_name(container))
+        containers.append(container_name(container))
     networks = []
     for network in client.networks.list(filters=project_filter()):
         network.remove()
@@ -62,10 +62,10 @@ def our_containers(
     label_filter = [project_filter()["label"], *(f"{k}={v}" for k, v in (labels or {}).items())]
     # sparse: no per-container inspect, which races with containers being removed.
     listed = client.containers.list(all=True, sparse=True, filters={"label": label_filter})
-    return [c for c in listed if c.attrs.get("Labels", {}).get(ROLE_LABEL) in CONTAINER_ROLES]
+    return [c for c in listed if is_project_container(c.attrs.get("Labels") or {})]
 
 
-def _name(container: Container) -> str:
+def container_name(container: Container) -> str:
     return container.attrs["Names"][0].lstrip("/")
 
 
@@ -74,7 +74,7 @@ def leftovers(
 ) -> dict[str, list[str]]:
     """Containers (carrying ``labels`` too), networks and volumes the project left."""
     return {
-        "containers": [_name(c) for c in our_containers(client, labels)],
+        "containers": [container_name(c) for c in our_containers(client, labels)],
         "networks": [n.name for n in client.networks.list(filters=project_filter())],
         "volumes": [v.name for v in client.volumes.list(filters=project_filter())],
     }

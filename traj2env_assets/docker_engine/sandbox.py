@@ -1,9 +1,11 @@
 """A labelled, network-less, resource-capped container and the few things done to it.
 
-Every container is started from an image with ``sleep infinity`` as its only process;
-work happens through ``exec`` under a wall-clock deadline (``timeout`` inside the
-container, and a host-side watchdog that kills the container if even that hangs).
-:func:`sandbox` always removes the container: on success, on error and on interrupt.
+Every container is started from an image with ``sleep <work_s + DEADLINE_GRACE_S>`` as
+its only process, so it exits by itself at its deadline (labelled ``traj2env.deadline``)
+even if the process that started it is killed; work happens through ``exec`` under a
+wall-clock deadline (``timeout`` inside the container, and a host-side watchdog that
+kills the container if even that hangs). :func:`sandbox` always removes the container:
+on success, on error and on interrupt.
 
 Bounded whatever the code inside does: memory (``memory``, no swap), processes
 (``pids``; an OOM kill or a refused fork is recorded), CPU, output (streamed, only a tail kept; past
@@ -16,6 +18,7 @@ limit stopped the run.
 from __future__ import annotations
 
 import io
+import math
 import tarfile
 import tempfile
 import threading
@@ -30,13 +33,18 @@ from docker.errors import APIError, NotFound
 from docker.models.containers import Container
 from pydantic import BaseModel, Field
 
-from traj2env_assets.docker_engine.labels import Role, project_labels
+from traj2env_assets.docker_engine.labels import DEADLINE_LABEL, Role, project_labels
 
 OUTPUT_TAIL_CHARS = 4000
 OUTPUT_LIMIT_BYTES = 64 * 1024 * 1024
 # Grace between the in-container `timeout` and the host watchdog.
 _WATCHDOG_GRACE_S = 15
 _DISK_POLL_S = 2.0
+# A container outlives the work it was started for by this much (copies in and out,
+# the watchdog's grace), then its only process exits.
+DEADLINE_GRACE_S = 300
+# For callers that do not say how long their work takes (the attack suite's plain runs).
+DEFAULT_WORK_S = 3600.0
 # The kernel's counts, in the container's own cgroups (v1 paths, then v2), of OOM kills
 # and of forks refused at the pids limit, as "out_of_memory N" and "pids_limit N" lines.
 # Shell builtins only: a container at its pids limit has no process to spare for sed.
@@ -76,8 +84,9 @@ def sandbox(
     role: Role,
     limits: ContainerLimits,
     labels: Mapping[str, str] | None = None,
+    work_s: float = DEFAULT_WORK_S,
 ) -> Iterator[Container]:
-    container = start_container(client, image, role=role, limits=limits, labels=labels)
+    container = start_container(client, image, role=role, limits=limits, labels=labels, work_s=work_s)
     try:
         yield container
     finally:
@@ -91,11 +100,14 @@ def start_container(
     role: Role,
     limits: ContainerLimits,
     labels: Mapping[str, str] | None = None,
+    work_s: float = DEFAULT_WORK_S,
 ) -> Container:
-    """A running sandbox container; the caller removes it (:func:`sandbox` does)."""
+    """A running sandbox container for ``work_s`` seconds of work; the caller removes it
+    (:func:`sandbox` does), and it exits by itself ``DEADLINE_GRACE_S`` after that."""
+    lifetime = math.ceil(work_s) + DEADLINE_GRACE_S
     return client.containers.run(
         image,
-        entrypoint=["sleep", "infinity"],
+        entrypoint=["sleep", str(lifetime)],
         detach=True,
         init=True,
         network_mode="none",
@@ -103,7 +115,7 @@ def start_container(
         memswap_limit=limits.memory,
         pids_limit=limits.pids,
         nano_cpus=int(limits.cpus * 1e9),
-        labels={**project_labels(role), **(labels or {})},
+        labels={**project_labels(role), **(labels or {}), DEADLINE_LABEL: str(math.ceil(time.time()) + lifetime)},
     )
 
 

@@ -116,7 +116,9 @@ def run_trial(
     # pristine image that nothing reaches until the submission is copied in.
     starter = ThreadPoolExecutor(max_workers=1)
     verifier_box = starter.submit(
-        start_container, client, task.image, role="verifier", limits=settings.limits, labels=labels
+        start_container, client, task.image, role="verifier", limits=settings.limits, labels=labels,
+        # It waits for the agent, then verifies.
+        work_s=settings.agent_timeout_s + settings.verifier_timeout_s,
     )
     try:
         agent, submission = _agent_phase(client, task, control, settings, labels)
@@ -193,7 +195,9 @@ def _agent_phase(
     labels: dict[str, str],
 ) -> tuple[ExecOutcome, IO[bytes]]:
     action = control.action(task.task_dir)
-    with sandbox(client, task.image, role="agent", limits=settings.limits, labels=labels) as box:
+    with sandbox(
+        client, task.image, role="agent", limits=settings.limits, labels=labels, work_s=settings.agent_timeout_s
+    ) as box:
         if action.files:
             put_files(box, action.files)
         if action.executable_files:

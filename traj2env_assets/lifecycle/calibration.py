@@ -145,7 +145,10 @@ def plan_calibration(
 def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[ProbeResult]:
     results = []
     for probe in plan.probes:
-        with sandbox(engine.client, image, role="probe", limits=engine.limits(), labels=engine.container_labels) as box:
+        with sandbox(
+            engine.client, image, role="probe", limits=engine.limits(), labels=engine.container_labels,
+            work_s=probe.timeout_s,
+        ) as box:
             if probe.files:
                 put_files(box, probe.files)
             run = exec_with_deadline(

@@ -260,7 +260,7 @@ def attempt(client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: d
     image = task_image(engine, task, task_dir, index)
     limits = ContainerLimits(memory=f"{task.memory_mb}m" if task.memory_mb else "4g")
     labels = {"traj2env.harness_attempt": tid}
-    with sandbox(engine, image, role="agent", limits=limits, labels=labels) as box:
+    with sandbox(engine, image, role="agent", limits=limits, labels=labels, work_s=settings.agent_timeout_s) as box:
         transcript: list[dict[str, Any]] = []
         try:
             agent = agent_loop(client, tid, box, instruction, task, settings, transcript)
@@ -269,7 +269,9 @@ def attempt(client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: d
         box.kill()
         with copy_out(box, task.submission_path) as raw:
             submission = sanitized(raw)
-    with submission, sandbox(engine, image, role="verifier", limits=limits, labels=labels) as verifier_box:
+    with submission, sandbox(
+        engine, image, role="verifier", limits=limits, labels=labels, work_s=settings.verifier_timeout_s
+    ) as verifier_box:
         graded: VerifierRun = run_verifier(
             verifier_box, task_dir / "tests", task.submission_path, submission, timeout_s=settings.verifier_timeout_s
         )
