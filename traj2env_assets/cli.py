@@ -18,6 +18,7 @@ from rich.console import Console
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.pool_wait import DEFAULT_MAX_POOL_WAIT_S, PoolWaits, PoolWaitTimeout, sleeping_pool_waits
 from traj2env_assets.defs.pools import apply_pool_limits
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.run_liveness import execute_locked, release_dead_work
@@ -114,9 +115,11 @@ def _one_planned_event_per_asset() -> Iterator[None]:
 
 
 def run_partitions(
-    job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str], run_tags: dict[str, str]
+    job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str], run_tags: dict[str, str],
+    waits: PoolWaits,
 ) -> list[str]:
-    """Run ``batch`` in one range run; if it fails, rerun its keys one by one. Returns failed keys."""
+    """Run ``batch`` in one range run; if it fails, rerun its keys one by one. Returns failed keys.
+    A run that gave up waiting for a pool slot ends the command (the next would wait as long)."""
     if len(batch) > 1:
         tags = {
             **run_tags,
@@ -125,6 +128,7 @@ def run_partitions(
         }
         with _one_planned_event_per_asset():
             result = execute_locked(job, instance, run_config=QUIET_RUN_CONFIG, tags=tags, raise_on_error=False)
+        waits.raise_if_gave_up()
         if result.success:
             return []
     failed = []
@@ -132,22 +136,26 @@ def run_partitions(
         result = execute_locked(
             job, instance, run_config=QUIET_RUN_CONFIG, partition_key=key, tags=run_tags, raise_on_error=False
         )
+        waits.raise_if_gave_up()
         if not result.success:
             failed.append(key)
     return failed
 
 
-def generate(settings: RunSettings, summary: Console | None = None) -> Path:
+def generate(
+    settings: RunSettings, summary: Console | None = None, *, max_pool_wait_s: float = DEFAULT_MAX_POOL_WAIT_S
+) -> Path:
     """Register the sources, run every stage per trajectory in-process, write report.json
-    and the funnel files, and print the funnel and top skip reasons to ``summary``."""
+    and the funnel files, and print the funnel and top skip reasons to ``summary``.
+    Raises PoolWaitTimeout if a step waited longer than ``max_pool_wait_s`` for a pool slot."""
     workspace = Workspace(root=settings.workspace)
     with dagster_instance(settings.workspace) as instance:
-        report = _generate(settings, workspace, instance)
+        report = _generate(settings, workspace, instance, max_pool_wait_s)
     print_summary(summary or Console(), RunReport.model_validate_json(report.read_text(encoding="utf-8")))
     return report
 
 
-def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance) -> Path:
+def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance, max_pool_wait_s: float) -> Path:
     options = settings.options
     # A killed earlier run must not keep this one waiting for what it held.
     release_dead_work(instance)
@@ -162,10 +170,11 @@ def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterI
     failures: list[str] = []
     with StageProgress(console) as progress:
         counter = StageCounter(workspace, progress, progress.add_task("", total=len(keys)))
-        with counter.refreshing():
+        waits = PoolWaits(max_pool_wait_s, progress.show_waiting)
+        with counter.refreshing(), sleeping_pool_waits(waits):
             for batch in partition_batches(instance, keys):
                 counter.start_batch(batch)
-                failures += run_partitions(pipeline_job, instance, batch, run_tags)
+                failures += run_partitions(pipeline_job, instance, batch, run_tags, waits)
                 counter.finish_batch(batch)
     execute_locked(defs.resolve_job_def(REPORT_JOB), instance, run_config=QUIET_RUN_CONFIG, tags=run_tags)
     if failures:
@@ -181,7 +190,11 @@ def _generate_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
-    report = generate(RunSettings.resolve(config, args.workspace))
+    try:
+        report = generate(RunSettings.resolve(config, args.workspace), max_pool_wait_s=args.max_pool_wait)
+    except PoolWaitTimeout as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 1
     print(f"report: {report}")
     return 0
 
@@ -213,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--workspace", type=Path, default=Path("workspace"),
         help="stage outputs root; relative output paths of the config (destination, llm_cache_dir) resolve against it",
+    )
+    gen.add_argument(
+        "--max-pool-wait", type=float, default=DEFAULT_MAX_POOL_WAIT_S, metavar="SECONDS",
+        help="fail (exit 1) when a step waits longer than this for a Docker or LLM pool slot another run holds",
     )
     gen.set_defaults(handler=_generate_command)
     export = commands.add_parser("export", help="write a Trajectory platform spec for a Harbor dataset")

@@ -29,6 +29,8 @@ class StageProgress(Progress):
     def __init__(self, console: Console) -> None:
         # Set first: rich renders once while constructing.
         self.counts: dict[str, int] = dict.fromkeys(PROGRESS_STAGES, 0)
+        # What the running batch waits for (a pool slot another run holds), if anything.
+        self.waiting: str | None = None
         super().__init__(
             TextColumn("[bold]trajectories"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
         )
@@ -36,6 +38,11 @@ class StageProgress(Progress):
     def get_renderables(self) -> Iterable[RenderableType]:
         yield self.make_tasks_table(self.tasks)
         yield Text("  ".join(f"{stage} {self.counts[stage]}" for stage in PROGRESS_STAGES), style="dim")
+        if self.waiting:
+            yield Text(self.waiting, style="yellow")
+
+    def show_waiting(self, waiting: str | None) -> None:
+        self.waiting = waiting
 
 
 class StageCounter:
