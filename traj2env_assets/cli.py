@@ -244,9 +244,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The shell's code for a command ended by SIGINT (128 + 2).
+INTERRUPTED_EXIT = 130
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        # Every container and run lock was released on the way out (finally blocks).
+        console.print("[yellow]interrupted[/yellow]")
+        return INTERRUPTED_EXIT
 
 
 if __name__ == "__main__":

@@ -22,15 +22,27 @@ def run_lock_path(lock_dir: Path, run_id: str) -> Path:
     return lock_dir / f"{run_id}.lock"
 
 
+def run_locks(lock_dir: Path) -> list[Path]:
+    return sorted(lock_dir.glob("*.lock"))
+
+
+def run_id_of(lock: Path) -> str:
+    return lock.name.removesuffix(".lock")
+
+
 @contextmanager
 def hold_run_lock(lock_dir: Path, run_id: str) -> Iterator[Path]:
     """The locked file of ``run_id`` while the run executes."""
     lock_dir.mkdir(parents=True, exist_ok=True)
     path = run_lock_path(lock_dir, run_id)
-    # O_CLOEXEC: a child process (a docker build) that outlives us must not keep the run alive.
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    # Locked under another name, then moved into place: a lock file is never seen unlocked
+    # while its run is alive. O_CLOEXEC: a child process (a docker build) that outlives us
+    # must not keep the run alive.
+    fresh = path.with_name(f"{path.name}.new")
+    fd = os.open(fresh, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fresh.rename(path)
         yield path
     finally:
         # Removed before it is unlocked, so nobody takes the lock of a run that just ended

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import dagster as dg
 
 from traj2env_assets.defs.docker import DOCKER_RETRY, DockerEngineResource, matrix_metadata, permanent_unless_transient
+from traj2env_assets.defs.interrupts import interrupts_not_retried
 from traj2env_assets.defs.materialize import Metadata, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL
@@ -68,10 +69,11 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         context: dg.OpExecutionContext, ref: CandidateRef, pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
     ) -> CandidateRef:
-        try:
-            status = spec.work(pipeline, docker_engine.engine(context.run), ref)
-        except Exception as error:
-            raise permanent_unless_transient(error) from error
+        with interrupts_not_retried():
+            try:
+                status = spec.work(pipeline, docker_engine.engine(context.run), ref)
+            except Exception as error:
+                raise permanent_unless_transient(error) from error
         context.log.info(f"{ref.family} {ref.task_id}: {status.state} {status.drop.reason if status.drop else ''}")
         context.add_output_metadata({"state": status.state, **spec.work_metadata(status)})
         return ref
