@@ -1,0 +1,44 @@
+"""A rerun after ``kill -9`` against a cold run, at each kill point.
+
+Cold: ``traj2env generate`` on a fresh workspace with the candidate's task image removed
+(the helper's one-session repair workspace, ``traj2env_assets_tests/faults/killed_cli.py``).
+Then, per kill point: a fresh workspace, the image removed, the command killed at that
+point, and the rerun timed. The rerun should take no longer than the cold run: what the
+killed run finished (the image, stage files) is reused, what it held is released.
+
+    .venv/bin/python benchmarks/rerun_after_kill.py [--points image_build calibration ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from traj2env_assets.docker_engine.connection import connect
+from traj2env_assets_tests.faults.killed_cli import POINTS, candidate_images, kill_at, make_workdir, remove_images, run_cli
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--points", nargs="+", choices=list(POINTS), default=list(POINTS))
+    args = parser.parse_args()
+    client = connect()
+    with tempfile.TemporaryDirectory(prefix="rerun-after-kill-") as folder:
+        root = Path(folder)
+        warm = make_workdir(root / "warm")
+        run_cli(warm)  # so the image's tag is known
+        images = candidate_images(warm)
+        remove_images(client, images)
+        cold = run_cli(make_workdir(root / "cold"))
+        print(f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10}")
+        for point in args.points:
+            remove_images(client, images)
+            work = make_workdir(root / point)
+            kill_at(client, work, point)
+            rerun = run_cli(work)
+            print(f"{point:<14} {cold:>8.1f} {rerun:>8.1f} {rerun / cold:>9.0%}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
