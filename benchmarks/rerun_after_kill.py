@@ -18,7 +18,14 @@ import tempfile
 from pathlib import Path
 
 from traj2env_assets.docker_engine.connection import connect
-from traj2env_assets_tests.faults.killed_cli import POINTS, candidate_images, kill_at, make_workdir, remove_images, run_cli
+from traj2env_assets_tests.faults.killed_cli import (
+    POINTS,
+    candidate_images,
+    kill_at,
+    make_workdir,
+    remove_images,
+    run_cli,
+)
 
 
 def main() -> None:
@@ -45,10 +52,12 @@ def main() -> None:
             print(f"# round {round_ + 1}: cold {cold[-1]:.1f} s, reruns "
                   + ", ".join(f"{point} {times[-1]:.1f} s" for point, times in reruns.items()), flush=True)
     cold_median = statistics.median(cold)
-    print(f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10}   (medians of {args.repeat})")
+    # Also each rerun against its own round's cold run: a load spike hits both of a round.
+    print(f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10} {'paired':>8}   (medians of {args.repeat})")
     for point, times in reruns.items():
         rerun = statistics.median(times)
-        print(f"{point:<14} {cold_median:>8.1f} {rerun:>8.1f} {rerun / cold_median:>9.0%}")
+        paired = statistics.median(time / cold_s for time, cold_s in zip(times, cold, strict=True))
+        print(f"{point:<14} {cold_median:>8.1f} {rerun:>8.1f} {rerun / cold_median:>9.0%} {paired:>8.0%}")
 
 
 if __name__ == "__main__":

@@ -73,9 +73,9 @@ def make_workdir(root: Path) -> Workdir:
     return work
 
 
-def start_cli(work: Workdir) -> subprocess.Popen[bytes]:
+def start_cli(work: Workdir, *options: str) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "traj2env_assets.cli", "generate", "--config", str(work.config),
-               "--workspace", str(work.workspace)]
+               "--workspace", str(work.workspace), *options]
     env = {**os.environ, "DAGSTER_HOME": str(work.home), "PYTHONPATH": os.pathsep.join(sys.path)}
     log = (work.root / "cli.log").open("ab")
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
