@@ -81,6 +81,57 @@ def test_a_lost_file_drops_the_candidate(tmp_path: Path) -> None:
     assert mined.drop is not None and mined.drop.reason == "reference_files_lost"
 
 
+def test_lost_files_the_project_does_not_need_are_left_out_and_the_task_says_so(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .user("Build calc.py with add() and a test.")
+        .call("Read", {"file_path": "docs/notes.md"}, "     1\tNotes\n", file_content="Notes\n")
+        .call("Write", {"file_path": "calc.py", "content": CALC})
+        .call("Write", {"file_path": "tests/test_calc.py", "content": TEST})
+        .call("Write", {"file_path": "README.md", "content": "# calc\n"})
+        .call("Edit", {"file_path": "README.md", "old_string": "not there", "new_string": "x"})
+        .call("Edit", {"file_path": ".gitleaks.toml", "old_string": "a", "new_string": "b"})
+        .call("Edit", {"file_path": "docs/notes.md", "old_string": "not there", "new_string": "x"})
+        .bash("python -m pytest -q", "1 passed in 0.01s")
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is None
+    left_out = [".gitleaks.toml", "README.md", "docs/notes.md"]
+    assert mined.candidate.left_out_files == left_out and mined.facts["left_out_files"] == left_out
+    # Out of the reference and of the start state: solve.sh neither writes nor deletes them.
+    assert mined.candidate.reference_files == {"calc.py": CALC, "tests/test_calc.py": TEST}
+    assert mined.candidate.start_files == {}
+    spec = BuildFamily().task_spec(mined.candidate, None, SOURCE)
+    assert spec.solution_deleted == [] and set(spec.solution_files) == {"calc.py"}
+    assert "log does not show in full were left out: .gitleaks.toml, README.md, docs/notes.md" in spec.instruction
+
+
+@pytest.mark.parametrize("lost", ["calc.py", "tests/data/cases.json", "pyproject.toml", "requirements-dev.txt"])
+def test_a_lost_file_the_project_needs_still_drops_the_candidate(tmp_path: Path, lost: str) -> None:
+    session = (
+        _session()
+        .call("Write", {"file_path": lost, "content": "x = 1\n"})
+        .call("Edit", {"file_path": lost, "old_string": "no such text", "new_string": "x"})
+        .call("Edit", {"file_path": "README.md", "old_string": "a", "new_string": "b"})
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is not None and mined.drop.reason == "reference_files_lost"
+    assert mined.drop.detail.endswith(f": {lost}")
+    assert mined.candidate.left_out_files == ["README.md"]
+
+
+def test_a_non_python_project_with_lost_files_is_not_python(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .user("Build the web page and its test.")
+        .call("Write", {"file_path": "src/page.ts", "content": "export const x = 1;\n"})
+        .call("Write", {"file_path": "src/page.test.ts", "content": "test('x', () => {});\n"})
+        .call("Edit", {"file_path": "src/page.test.ts", "old_string": "no such text", "new_string": "x"})
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is not None and mined.drop.reason == "not_python"
+
+
 def test_a_test_bent_after_failing_is_not_a_session_test(tmp_path: Path) -> None:
     session = (
         SessionBuilder()
