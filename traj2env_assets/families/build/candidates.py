@@ -69,8 +69,8 @@ class BuildCandidate(BaseModel):
 def project_needs(path: str) -> bool:
     """Whether a Python project or its pytest run may read this file: Python code, anything
     under a test directory or named like a test, the test harness's configuration and the
-    declared requirements. Anything else (docs, other tools' configuration) a lost copy of
-    which is left out rather than ending the candidate."""
+    declared requirements. Any other file (docs, other tools' configuration) is left out
+    when lost instead of ending the candidate."""
     name = PurePosixPath(path).name
     return path.endswith(".py") or is_test_path(path) or name in PYTHON_HARNESS_FILES or bool(REQUIREMENTS.match(name))
 
