@@ -54,6 +54,8 @@ class InputRecord(BaseModel):
     mining_skipped: dict[str, str] = Field(default_factory=dict)
     """Per family that mined this input and found no candidate: why (``no_candidate``
     when the replay was fine but the family found nothing to make a task from)."""
+    mining_facts: dict[str, dict[str, Fact]] = Field(default_factory=dict)
+    """Per family: its figures about this input that belong to no candidate."""
 
 
 class ProposalSummary(BaseModel):
@@ -130,6 +132,8 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
         mining = read_mining(workspace, family, partition_key)
         if mining is not None and not mining.task_ids:
             record.mining_skipped[family] = mining.skipped_reason or NO_CANDIDATE
+        if mining is not None and mining.facts:
+            record.mining_facts[family] = mining.facts
     return record
 
 

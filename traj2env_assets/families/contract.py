@@ -69,6 +69,16 @@ class MinedCandidate(BaseModel, Generic[CandidateT]):
     facts: dict[str, Fact] = Field(default_factory=dict)
 
 
+class SessionMining(BaseModel):
+    """What a family found in one trajectory: its candidates, and figures about the session
+    that belong to no candidate (extend: how many requests changed no file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    candidates: list[MinedCandidate] = Field(default_factory=list)
+    facts: dict[str, Fact] = Field(default_factory=dict)
+
+
 class MiningInput(BaseModel):
     """What a family mines: one trajectory's replay record, and where its ATIF document is."""
 
@@ -182,6 +192,10 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
 
     @abstractmethod
     def mine(self, source: MiningInput) -> list[MinedCandidate[CandidateT]]: ...
+
+    def mine_session(self, source: MiningInput) -> SessionMining:
+        """``mine`` with the session's own mining facts (none by default); the lifecycle calls this."""
+        return SessionMining(candidates=list(self.mine(source)))
 
     def proposal_request(self, candidate: CandidateT) -> ProposalRequest | None:
         """The model call this candidate needs, or None (the default: no LLM). Raise

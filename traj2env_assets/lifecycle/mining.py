@@ -98,7 +98,9 @@ def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> 
         source = MiningInput(
             partition_key=partition_key, record=record, trajectory_path=trajectory_path(workspace, partition_key)
         )
-        for mined in _unique_ids(family.mine(source)):
+        session = family.mine_session(source)
+        index.facts = session.facts
+        for mined in _unique_ids(session.candidates):
             status = _store(workspace, family, partition_key, mined)
             save_status(workspace, status.dropped("mining", mined.drop) if mined.drop else status)
             index.task_ids.append(mined.task_id)

@@ -65,6 +65,8 @@ class MiningIndex(BaseModel):
     input_key: str
     task_ids: list[str] = Field(default_factory=list)
     skipped_reason: str | None = None
+    facts: dict[str, Fact] = Field(default_factory=dict)
+    """The family's figures about the session that belong to no candidate."""
     cached: bool = False
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import dagster as dg
 import pytest
 
 from traj2env_assets.families.build.candidates import mine_build_candidates
@@ -12,6 +13,8 @@ from traj2env_assets.families.build.family import BuildFamily
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
+from traj2env_assets_tests.llm.fake_provider import FakeProvider
 from traj2env_assets_tests.replay.builders import SessionBuilder
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -81,6 +84,57 @@ def test_a_lost_file_drops_the_candidate(tmp_path: Path) -> None:
     assert mined.drop is not None and mined.drop.reason == "reference_files_lost"
 
 
+def test_lost_files_the_project_does_not_need_are_left_out_and_the_task_says_so(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .user("Build calc.py with add() and a test.")
+        .call("Read", {"file_path": "docs/notes.md"}, "     1\tNotes\n", file_content="Notes\n")
+        .call("Write", {"file_path": "calc.py", "content": CALC})
+        .call("Write", {"file_path": "tests/test_calc.py", "content": TEST})
+        .call("Write", {"file_path": "README.md", "content": "# calc\n"})
+        .call("Edit", {"file_path": "README.md", "old_string": "not there", "new_string": "x"})
+        .call("Edit", {"file_path": ".gitleaks.toml", "old_string": "a", "new_string": "b"})
+        .call("Edit", {"file_path": "docs/notes.md", "old_string": "not there", "new_string": "x"})
+        .bash("python -m pytest -q", "1 passed in 0.01s")
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is None
+    left_out = [".gitleaks.toml", "README.md", "docs/notes.md"]
+    assert mined.candidate.left_out_files == left_out and mined.facts["left_out_files"] == left_out
+    # Out of the reference and of the start state: solve.sh neither writes nor deletes them.
+    assert mined.candidate.reference_files == {"calc.py": CALC, "tests/test_calc.py": TEST}
+    assert mined.candidate.start_files == {}
+    spec = BuildFamily().task_spec(mined.candidate, None, SOURCE)
+    assert spec.solution_deleted == [] and set(spec.solution_files) == {"calc.py"}
+    assert "log does not show in full were left out: .gitleaks.toml, README.md, docs/notes.md" in spec.instruction
+
+
+@pytest.mark.parametrize("lost", ["calc.py", "tests/data/cases.json", "pyproject.toml", "requirements-dev.txt"])
+def test_a_lost_file_the_project_needs_still_drops_the_candidate(tmp_path: Path, lost: str) -> None:
+    session = (
+        _session()
+        .call("Write", {"file_path": lost, "content": "x = 1\n"})
+        .call("Edit", {"file_path": lost, "old_string": "no such text", "new_string": "x"})
+        .call("Edit", {"file_path": "README.md", "old_string": "a", "new_string": "b"})
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is not None and mined.drop.reason == "reference_files_lost"
+    assert mined.drop.detail.endswith(f": {lost}")
+    assert mined.candidate.left_out_files == ["README.md"]
+
+
+def test_a_non_python_project_with_lost_files_is_not_python(tmp_path: Path) -> None:
+    session = (
+        SessionBuilder()
+        .user("Build the web page and its test.")
+        .call("Write", {"file_path": "src/page.ts", "content": "export const x = 1;\n"})
+        .call("Write", {"file_path": "src/page.test.ts", "content": "test('x', () => {});\n"})
+        .call("Edit", {"file_path": "src/page.test.ts", "old_string": "no such text", "new_string": "x"})
+    )
+    [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
+    assert mined.drop is not None and mined.drop.reason == "not_python"
+
+
 def test_a_test_bent_after_failing_is_not_a_session_test(tmp_path: Path) -> None:
     session = (
         SessionBuilder()
@@ -139,3 +193,106 @@ def test_sample_sessions_in_every_format(fmt: str, tmp_path: Path) -> None:
             [mined] = mine_build_candidates(record_for(path, tmp_path / path.name), path.stem)
             found[path.stem] = (mined.drop.reason if mined.drop else None, mined.candidate.session_tests)
     assert found == EXPECTED_SAMPLES
+
+
+ARITH = '''"""Small arithmetic helpers."""
+
+
+def add(a, b):
+    return a + b
+
+
+def sub(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+
+
+def clamp(value, low, high):
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+
+
+def mean(values):
+    if not values:
+        raise ValueError("mean of nothing")
+    return sum(values) / len(values)
+'''
+ARITH_TESTS = '''import pytest
+
+from arith import add, clamp, mean, mul, sub
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_add_negative():
+    assert add(-2, -3) == -5
+
+
+def test_sub():
+    assert sub(7, 3) == 4
+
+
+def test_mul():
+    assert mul(4, 5) == 20
+
+
+def test_clamp_low():
+    assert clamp(-5, 0, 10) == 0
+
+
+def test_clamp_high():
+    assert clamp(50, 0, 10) == 10
+
+
+def test_clamp_inside():
+    assert clamp(7, 0, 10) == 7
+
+
+def test_mean():
+    assert mean([1, 2, 3, 6]) == 3
+
+
+def test_mean_empty():
+    with pytest.raises(ValueError):
+        mean([])
+'''
+
+
+@pytest.mark.docker
+@pytest.mark.slow
+def test_a_build_with_a_lost_readme_is_calibrated_and_published(tmp_path: Path, fake_provider: FakeProvider) -> None:
+    session = (
+        SessionBuilder()
+        .user("Build arith.py with add, sub, mul, clamp and mean, with tests and a README.")
+        .call("Write", {"file_path": "arith.py", "content": ARITH})
+        .call("Write", {"file_path": "tests/test_arith.py", "content": ARITH_TESTS})
+        .call("Write", {"file_path": "README.md", "content": "# arith\n"})
+        .call("Edit", {"file_path": "README.md", "old_string": "not there", "new_string": "Usage"})
+        .bash("python -m pytest -q", "9 passed in 0.02s")
+    )
+    log = tmp_path / "logs" / "arith-session.json"
+    log.parent.mkdir()
+    log.write_text(session.build().model_dump_json(exclude_none=True))
+    (tmp_path / "home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        build = ToyPipeline(tmp_path / "run", [str(log)], fake_provider, instance, family="build")
+        result, _ = build.run(llm=None)
+
+    assert result.success
+    [candidate] = build.candidates()
+    assert candidate["kept"], candidate
+    assert candidate["facts"]["left_out_files"] == ["README.md"]
+    assert candidate["calibration_facts"]["tests_kept"] >= 6
+    task = Path(candidate["published_path"])
+    assert "left out: README.md" in (task / "instruction.md").read_text()
+    assert not (task / "environment" / "workspace" / "README.md").exists()
+    assert "README" not in (task / "solution" / "solve.sh").read_text()
+    assert fake_provider.request_count == 0

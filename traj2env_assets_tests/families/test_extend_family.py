@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.families.contract import CandidateRejected, ProbeResult, TaskSource
+from traj2env_assets.families.contract import (
+    CandidateRejected,
+    Drop,
+    MiningInput,
+    ProbeResult,
+    TaskSource,
+)
 from traj2env_assets.families.extend.calibration import calibration_plan, judge
 from traj2env_assets.families.extend.candidates import (
     ExtendCandidate,
@@ -26,11 +32,14 @@ from traj2env_assets.families.extend.changed_code import (
     changed_lines,
 )
 from traj2env_assets.families.extend.contract_text import recorded_contract
+from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.pytests import test_functions as functions_of
 from traj2env_assets.families.extend.task import extend_task_spec, proposal_test_path
 from traj2env_assets.harbor.task_spec import VerifierSpec
 from traj2env_assets.mutation.probes import MARKER
+from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets_tests.replay.builders import SessionBuilder
 
 SOURCE = TaskSource(partition_key="session", source_model=None, org="local")
 FEATURE = ["claude-code/python-extend-feature.jsonl", "codex/python-extend-feature.jsonl"]
@@ -69,12 +78,98 @@ def test_single_request_sessions_have_no_extend_candidate(sample_record) -> None
     assert mine_extend_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "session") == []
 
 
-def test_a_project_over_the_prompt_limit_is_project_too_large(sample_record, monkeypatch) -> None:
-    from traj2env_assets.families.extend import candidates
+CALC = "def add(a, b):\n    return a + b\n"
+SUB = CALC + "\n\ndef sub(a, b):\n    return a - b\n"
+SUB_TESTS = "from calc import sub\n\n" + "".join(
+    f"def test_sub_{n}():\n    assert sub({n}, 1) == {n - 1}\n\n" for n in range(1, 6)
+)
 
-    monkeypatch.setattr(candidates, "MAX_PROMPT_CHARS", 1000)
-    second, _ = mine_extend_candidates(sample_record(FEATURE[0]), "session")
-    assert second.drop is not None and second.drop.reason == "project_too_large"
+
+def _record(builder: SessionBuilder, tmp_path: Path) -> ReplayRecord:
+    write_record(replay_trajectory(builder.build()), tmp_path / "record")
+    return ReplayRecord.load(tmp_path / "record")
+
+
+def _calc_session() -> SessionBuilder:
+    return (
+        SessionBuilder()
+        .user("Build calc.py with add().")
+        .call("Write", {"file_path": "calc.py", "content": CALC})
+        .call("Write", {"file_path": "README.md", "content": "# calc\n"})
+    )
+
+
+def _mine_session(record: ReplayRecord):
+    source = MiningInput(partition_key="session", record=record, trajectory_path=Path("unused.json"))
+    return ExtendFamily().mine_session(source)
+
+
+def test_requests_that_change_no_file_are_no_candidates_but_are_counted(tmp_path: Path) -> None:
+    session = (
+        _calc_session()
+        .user("What does add() do?")
+        .call("Read", {"file_path": "calc.py"}, "     1\tdef add(a, b):\n", file_content=CALC)
+        .user("Add sub() with tests.")
+        .call("Write", {"file_path": "calc.py", "content": SUB})
+        .call("Write", {"file_path": "tests/test_sub.py", "content": SUB_TESTS})
+        .bash("python -m pytest -q", "5 passed in 0.01s")
+        .user("Thanks!")
+    )
+    mining = _mine_session(_record(session, tmp_path))
+    assert [mined.task_id for mined in mining.candidates] == ["session-extend-3"]
+    assert mining.facts == {"requests_without_changes": 2}
+    assert mining.candidates[0].drop is None
+
+
+def test_a_lost_file_the_project_does_not_need_is_left_out_and_the_task_says_so(tmp_path: Path) -> None:
+    session = (
+        _calc_session()
+        .user("Add sub() with tests and mention it in the README.")
+        .call("Write", {"file_path": "calc.py", "content": SUB})
+        .call("Write", {"file_path": "tests/test_sub.py", "content": SUB_TESTS})
+        .call("Edit", {"file_path": "README.md", "old_string": "not there", "new_string": "sub()"})
+        .bash("python -m pytest -q", "5 passed in 0.01s")
+    )
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session")
+    assert mined.drop is None
+    assert mined.candidate.left_out_files == ["README.md"] and mined.facts["left_out_files"] == ["README.md"]
+    # The reference keeps the base's README; solve.sh does not touch it.
+    assert mined.candidate.reference_files["README.md"] == "# calc\n"
+    spec = extend_task_spec(mined.candidate, None, SOURCE)
+    assert set(spec.solution_files) == {"calc.py"} and spec.solution_deleted == []
+    assert "does not show in full were left out: README.md" in spec.instruction
+
+
+def test_a_lost_python_source_file_drops_the_candidate(tmp_path: Path) -> None:
+    session = (
+        _calc_session()
+        .user("Add sub() in a new module and fix calc.py.")
+        .call("Write", {"file_path": "ops.py", "content": "def sub(a, b):\n    return a - b\n"})
+        .call("Edit", {"file_path": "calc.py", "old_string": "no such text", "new_string": "x"})
+        .call("Edit", {"file_path": "README.md", "old_string": "no such text", "new_string": "x"})
+    )
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session")
+    assert mined.drop == Drop(reason="project_files_lost", detail="changed but not known in full: calc.py")
+    assert mined.candidate.left_out_files == ["README.md"]
+
+
+def test_a_request_that_only_lost_a_doc_is_not_python(tmp_path: Path) -> None:
+    session = _calc_session().user("Reword the README.").call(
+        "Edit", {"file_path": "README.md", "old_string": "no such text", "new_string": "x"}
+    )
+    mining = _mine_session(_record(session, tmp_path))
+    assert [mined.drop.reason if mined.drop else None for mined in mining.candidates] == ["not_python"]
+    assert mining.facts == {"requests_without_changes": 0}
+
+
+def test_project_size_matters_only_for_a_prompt(feature: ExtendCandidate) -> None:
+    large = feature.model_copy(update={"base_files": {**feature.base_files, "data.py": "X = 1\n" * 30_000}})
+    # Recorded mode sends nothing: the candidate becomes a task whatever its size.
+    assert extend_task_spec(large, None, SOURCE).tests is not None
+    with pytest.raises(CandidateRejected) as rejected:
+        ExtendFamily().proposal_request(large)
+    assert rejected.value.drop.reason == "project_too_large" and "150,000" in rejected.value.drop.detail
+    assert ExtendFamily().proposal_request(feature).prompt == "extend"
 
 
 def test_pytest_ids_leave_out_parametrized_tests_and_classes_with_init() -> None:

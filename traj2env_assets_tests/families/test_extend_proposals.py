@@ -21,6 +21,7 @@ from traj2env_assets.lifecycle.tasks import task_spec_for
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL
+from traj2env_assets_tests.replay.builders import SessionBuilder
 
 SAMPLE = "codex/python-extend-feature.jsonl"
 MODEL_TESTS = "from numstats import mode\n\n" + "".join(
@@ -95,3 +96,31 @@ def test_without_a_model_the_recorded_mode_goes_on_without_a_call(
     second = extend.candidates()[0]
     assert second["status"] == "passed_proposal" and second.get("proposal") is None
     assert fake_provider.request_count == 0
+
+
+def test_requests_that_change_no_file_are_counted_per_session_not_as_candidates(
+    tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
+) -> None:
+    calc = "def add(a, b):\n    return a + b\n"
+    session = (
+        SessionBuilder()
+        .user("Build calc.py with add().")
+        .call("Write", {"file_path": "calc.py", "content": calc})
+        .user("What does add() do?")
+        .call("Read", {"file_path": "calc.py"}, "     1\tdef add(a, b):\n", file_content=calc)
+        .user("Add sub().")
+        .call("Write", {"file_path": "calc.py", "content": calc + "\n\ndef sub(a, b):\n    return a - b\n"})
+        .user("Thanks!")
+    )
+    log = tmp_path / "logs" / "calc-session.json"
+    log.parent.mkdir()
+    log.write_text(session.build().model_dump_json(exclude_none=True))
+    extend = ExtendPipeline(tmp_path / "run", [str(log)], fake_provider, instance)
+
+    extend.run(llm=None, propose_only=True)
+
+    report = extend.report()
+    assert [c["task_id"].rsplit("-", 1)[-1] for c in extend.candidates()] == ["3"]
+    assert report["funnel"]["candidates"] == 1
+    [item] = report["inputs"]
+    assert item["mining_facts"] == {"extend": {"requests_without_changes": 2}}

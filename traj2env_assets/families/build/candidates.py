@@ -8,7 +8,12 @@ existed before the session: every file whose first appearance in the session is 
 - ``not_python``: the first request built no Python source file;
 - ``project_not_created``: a Python source file of the project existed before the session
   (the session changed a project rather than building one);
-- ``reference_files_lost``: a file of the project at that point is not known in full.
+- ``reference_files_lost``: a file the Python project needs (:func:`project_needs`) is
+  not known in full at that point.
+
+A lost file the project does not need (a README, another tool's configuration, notes) is
+left out of the start state and the reference, and the candidate says so
+(``left_out_files``); calibration decides whether the task still works without it.
 
 The session's own tests (for the recorded mode) are the test modules a pytest or
 unittest run was seen passing and that stayed unchanged until the request ended; a test
@@ -25,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.families.contract import Drop, MinedCandidate
+from traj2env_assets.harbor.python_dependencies import REQUIREMENTS
 from traj2env_assets.harbor.task_spec import PYTHON_HARNESS_FILES, is_test_path
 from traj2env_assets.replay import FileEvent, ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
@@ -48,6 +54,9 @@ class BuildCandidate(BaseModel):
     """Every file of the project when the first request ended, tests and config included."""
     session_tests: list[str] = Field(default_factory=list)
     """Test modules the session wrote and saw pass, unchanged since."""
+    left_out_files: list[str] = Field(default_factory=list)
+    """Files the session wrote that the log does not show in full and the project does not
+    need: in neither the start state nor the reference."""
 
     def python_sources(self) -> dict[str, str]:
         """The project's Python code: no tests, no harness files (conftest.py...)."""
@@ -55,6 +64,15 @@ class BuildCandidate(BaseModel):
             path: text for path, text in self.reference_files.items()
             if path.endswith(".py") and not is_test_path(path) and PurePosixPath(path).name not in PYTHON_HARNESS_FILES
         }
+
+
+def project_needs(path: str) -> bool:
+    """Whether a Python project or its pytest run may read this file: Python code, anything
+    under a test directory or named like a test, the test harness's configuration and the
+    declared requirements. Any other file (docs, other tools' configuration) is left out
+    when lost instead of ending the candidate."""
+    name = PurePosixPath(path).name
+    return path.endswith(".py") or is_test_path(path) or name in PYTHON_HARNESS_FILES or bool(REQUIREMENTS.match(name))
 
 
 def build_task_id(partition_key: str) -> str:
@@ -141,30 +159,33 @@ def mine_build_candidates(record: ReplayRecord, partition_key: str) -> list[Mine
     end_files, lost = _project_end(record, requests)
     if not created & (set(end_files) | lost):
         return []
+    left_out = sorted(path for path in lost if not project_needs(path))
     candidate = BuildCandidate(
         task_id=build_task_id(partition_key),
         request=requests[0].text,
         timestamp=requests[0].timestamp,
-        start_files={path: text for path, text in start.items() if path not in created},
+        start_files={path: text for path, text in start.items() if path not in created and path not in left_out},
         reference_files=end_files,
         session_tests=_session_tests(record, events, end_files),
+        left_out_files=left_out,
     )
     sources = candidate.python_sources()
     facts: dict[str, str | int | list[str]] = {
         "reference_files": len(end_files),
         "python_sources": sorted(sources),
         "session_tests": candidate.session_tests,
+        "left_out_files": left_out,
     }
 
     def mined(reason: str | None = None, detail: str = "") -> list[MinedCandidate[BuildCandidate]]:
         drop = Drop(reason=reason, detail=detail) if reason else None
         return [MinedCandidate[BuildCandidate](task_id=candidate.task_id, candidate=candidate, drop=drop, facts=facts)]
 
-    lost_files = sorted(lost)
-    if lost_files:
-        return mined("reference_files_lost", f"not known in full when the first request ended: {', '.join(lost_files)}")
-    if not sources:
+    lost_needed = sorted(lost - set(left_out))
+    if not sources and not any(path.endswith(".py") for path in lost_needed):
         return mined("not_python", "the first request built no Python source file")
+    if lost_needed:
+        return mined("reference_files_lost", f"not known in full when the first request ended: {', '.join(lost_needed)}")
     existing = sorted(path for path in sources if path in candidate.start_files)
     if existing:
         return mined("project_not_created", f"these Python files existed before the session: {', '.join(existing)}")

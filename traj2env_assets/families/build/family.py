@@ -79,7 +79,7 @@ def _kept_facts(calibration: Calibration) -> dict[str, Fact]:
 
 class BuildFamily(Family[BuildCandidate, BuildProposal]):
     name = "build"
-    version = "1"
+    version = "2"
     candidate_model = BuildCandidate
     proposal_schema = BuildProposal
     proposal_optional = True

@@ -107,11 +107,17 @@ def _solution(candidate: BuildCandidate, environment: dict[str, str]) -> dict[st
     }
 
 
-def instruction(request: str, contract: str) -> str:
+def left_out_note(paths: list[str]) -> str:
+    """The sentence a task carries when files the session wrote are not part of it."""
+    return f"Files the session wrote but the log does not show in full were left out: {', '.join(paths)}."
+
+
+def instruction(request: str, contract: str, left_out: list[str]) -> str:
+    note = f"\n\n{left_out_note(left_out)}" if left_out else ""
     return (
         f"{request.strip()}\n\n---\n\nBuild this in the project root. Hidden tests check the behaviour "
         f"of the interface below (also in `{CONTRACT_FILE}`); keep its module paths, names and "
-        f"signatures exactly.\n\n## Interface contract\n\n{contract.strip()}\n"
+        f"signatures exactly.{note}\n\n## Interface contract\n\n{contract.strip()}\n"
     )
 
 
@@ -132,7 +138,7 @@ def build_task_spec(candidate: BuildCandidate, materials: BuildMaterials, source
         family="build",
         task_id=candidate.task_id,
         org=source.org,
-        instruction=instruction(candidate.request, materials.contract),
+        instruction=instruction(candidate.request, materials.contract, candidate.left_out_files),
         base_image="python",
         dependency_lines=python_dependency_lines(environment, trajectory_date(candidate.timestamp)),
         project_files={path: text.encode() for path, text in environment.items()},

@@ -9,11 +9,15 @@ session itself shows about its tests is kept for the ``recorded`` proposal:
 - existing tests: the base's test functions, in test files whose base content a passing
   ``pytest`` run before the request covered.
 
+A request that changed no project file (nothing written, deleted or lost) is no
+candidate at all; how many there were is counted per session (``requests_without_changes``).
+A file the request changed that the log does not show in full and the project does not
+need (``project_needs``: a README, notes, another tool's configuration) is left as the base
+had it, and the candidate says so (``left_out_files``).
+
 Skip reasons of this stage (exact strings):
-- ``no_file_changes``: the request changed no project file;
 - ``not_python``: the request changed no Python source file (tests aside);
-- ``project_files_lost``: a file the request touched is not known in full;
-- ``project_too_large``: request, base and reference together exceed 150,000 characters.
+- ``project_files_lost``: a file the request changed and the project needs is not known in full.
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ import posixpath
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
+from traj2env_assets.families.build.candidates import project_needs
 from traj2env_assets.families.contract import Drop, MinedCandidate
 from traj2env_assets.families.extend.pytests import is_python_test_file, project_tests
 from traj2env_assets.harbor.task_spec import is_test_path
 from traj2env_assets.replay import ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
 
-MAX_PROMPT_CHARS = 150_000
+MINING_FACT_UNCHANGED = "requests_without_changes"
 
 
 class ExtendCandidate(BaseModel):
@@ -51,6 +56,9 @@ class ExtendCandidate(BaseModel):
     deleted_files: list[str] = Field(default_factory=list)
     lost_files: list[str] = Field(default_factory=list)
     """Files lost at the base (absent from the environment)."""
+    left_out_files: list[str] = Field(default_factory=list)
+    """Files the request changed that the log does not show in full and the project does
+    not need: the reference keeps the base's copy (or none)."""
     recorded_new_tests: list[str] = Field(default_factory=list)
     recorded_existing_tests: list[str] = Field(default_factory=list)
 
@@ -58,11 +66,6 @@ class ExtendCandidate(BaseModel):
     def reference_files(self) -> dict[str, str]:
         files = {path: text for path, text in self.base_files.items() if path not in self.deleted_files}
         return files | self.changed_files
-
-    def prompt_chars(self) -> int:
-        return len(self.request) + sum(map(len, self.base_files.values())) + sum(
-            map(len, self.reference_files.values())
-        )
 
 
 MinedExtend = MinedCandidate[ExtendCandidate]
@@ -117,7 +120,8 @@ def _seen_tests(files: dict[str, str], seen: set[tuple[str, str]]) -> dict[str, 
 def _candidate(
     record: ReplayRecord, partition_key: str, request: UserRequest, next_index: int | None,
     passing: dict[int, set[tuple[str, str]]],
-) -> MinedExtend:
+) -> MinedExtend | None:
+    """Request k+1 as a candidate, or None when it changed no project file."""
     base = record.files_before_request(request.request_index)
     if next_index is None:
         reference, reference_lost = record.final_files(), set(record.lost_files)
@@ -126,6 +130,9 @@ def _candidate(
     base_lost = record.lost_before_request(request.request_index)
     changed = {path: text for path, text in reference.items() if base.get(path) != text}
     deleted = sorted(path for path in base if path not in reference and path not in reference_lost)
+    newly_lost = sorted(reference_lost - base_lost)
+    if not changed and not deleted and not newly_lost:
+        return None
     before = set().union(*(seen for index, seen in passing.items() if index < request.request_index))
     existing = _seen_tests(base, before)
     base_tests, reference_tests = project_tests(base), project_tests(reference)
@@ -145,6 +152,7 @@ def _candidate(
         changed_files=changed,
         deleted_files=deleted,
         lost_files=sorted(base_lost),
+        left_out_files=[path for path in newly_lost if not project_needs(path)],
         recorded_new_tests=sorted(new_or_changed),
         # An existing test the request rewrote is a new test.
         recorded_existing_tests=sorted(
@@ -152,19 +160,19 @@ def _candidate(
             if test_id not in new_or_changed and reference_tests.get(test_id) == digest
         ),
     )
-    return _mined(candidate, *_drop(candidate, sorted(reference_lost - base_lost)))
+    return _mined(candidate, *_drop(candidate, [path for path in newly_lost if project_needs(path)]))
 
 
-def _drop(candidate: ExtendCandidate, newly_lost: list[str]) -> tuple[str | None, str]:
-    if newly_lost:
-        return "project_files_lost", f"changed but not known in full: {', '.join(newly_lost)}"
-    if not candidate.changed_files and not candidate.deleted_files:
-        return "no_file_changes", "the request changed no project file"
-    source = [p for p in [*candidate.changed_files, *candidate.deleted_files] if p.endswith(".py") and not is_test_path(p)]
-    if not source:
+def _is_python_source(path: str) -> bool:
+    return path.endswith(".py") and not is_test_path(path)
+
+
+def _drop(candidate: ExtendCandidate, lost_needed: list[str]) -> tuple[str | None, str]:
+    touched = [*candidate.changed_files, *candidate.deleted_files, *lost_needed]
+    if not any(_is_python_source(path) for path in touched):
         return "not_python", "the request changed no Python source file"
-    if candidate.prompt_chars() > MAX_PROMPT_CHARS:
-        return "project_too_large", f"{candidate.prompt_chars()} characters (limit {MAX_PROMPT_CHARS})"
+    if lost_needed:
+        return "project_files_lost", f"changed but not known in full: {', '.join(lost_needed)}"
     return None, ""
 
 
@@ -176,19 +184,28 @@ def _mined(candidate: ExtendCandidate, reason: str | None, detail: str) -> Mined
         facts={
             "request_number": candidate.request_number,
             "changed_paths": sorted([*candidate.changed_files, *candidate.deleted_files]),
+            "left_out_files": candidate.left_out_files,
             "recorded_new_tests": len(candidate.recorded_new_tests),
             "recorded_existing_tests": len(candidate.recorded_existing_tests),
-            "prompt_chars": candidate.prompt_chars(),
         },
     )
 
 
-def mine_extend_candidates(record: ReplayRecord, partition_key: str) -> list[MinedExtend]:
-    """One candidate per user request after the first, kept or dropped with a reason."""
+def mine_extend_session(record: ReplayRecord, partition_key: str) -> tuple[list[MinedExtend], int]:
+    """One candidate per user request after the first that changed a project file, kept or
+    dropped with a reason; and how many such requests changed none."""
     requests = list(record.user_requests())
     passing = passing_test_files(record)
-    mined = []
+    mined, unchanged = [], 0
     for position, request in enumerate(requests[1:], 1):
         following = requests[position + 1].request_index if position + 1 < len(requests) else None
-        mined.append(_candidate(record, partition_key, request, following, passing))
-    return mined
+        candidate = _candidate(record, partition_key, request, following, passing)
+        if candidate is None:
+            unchanged += 1
+        else:
+            mined.append(candidate)
+    return mined, unchanged
+
+
+def mine_extend_candidates(record: ReplayRecord, partition_key: str) -> list[MinedExtend]:
+    return mine_extend_session(record, partition_key)[0]

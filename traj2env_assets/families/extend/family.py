@@ -2,7 +2,9 @@
 
 Proposal modes: ``llm`` when a model is configured (one cached call: a contract and a
 pytest module of candidate tests), else ``recorded`` (the tests the session added and
-saw pass; the contract read off the changed code with ``ast``).
+saw pass; the contract read off the changed code with ``ast``). A prompt over
+``MAX_PROMPT_CHARS`` is never sent (``project_too_large``); without a model nothing is
+sent, so no project is too large.
 """
 
 from __future__ import annotations
@@ -16,20 +18,25 @@ from traj2env_assets.docker_engine.controls import (
     Control,
     ReferenceControl,
 )
+from traj2env_assets.families.build.proposal import MAX_PROMPT_CHARS
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
+    CandidateRejected,
     Family,
     MinedCandidate,
     MiningInput,
     ProbeResult,
     ProposalRequest,
+    SessionMining,
     TaskSource,
 )
 from traj2env_assets.families.extend import calibration
 from traj2env_assets.families.extend.candidates import (
+    MINING_FACT_UNCHANGED,
     ExtendCandidate,
     mine_extend_candidates,
+    mine_extend_session,
 )
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.task import extend_task_spec
@@ -75,7 +82,7 @@ class ReferenceWithForgeryControl(Control):
 
 class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
     name = "extend"
-    version = "1"
+    version = "2"
     candidate_model = ExtendCandidate
     proposal_schema = ExtendProposal
     proposal_optional = True
@@ -84,16 +91,24 @@ class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
     def mine(self, source: MiningInput) -> list[MinedCandidate[ExtendCandidate]]:
         return mine_extend_candidates(source.record, source.partition_key)
 
+    def mine_session(self, source: MiningInput) -> SessionMining:
+        mined, unchanged = mine_extend_session(source.record, source.partition_key)
+        return SessionMining(candidates=list(mined), facts={MINING_FACT_UNCHANGED: unchanged})
+
     def proposal_request(self, candidate: ExtendCandidate) -> ProposalRequest:
-        return ProposalRequest(
-            prompt="extend",
-            values={
-                "request": candidate.request,
-                "base": _rendered(candidate.base_files),
-                "changes": _rendered(candidate.changed_files),
-                "existing_tests": ", ".join(candidate.recorded_existing_tests) or "(none recorded)",
-            },
-        )
+        values = {
+            "request": candidate.request,
+            "base": _rendered(candidate.base_files),
+            "changes": _rendered(candidate.changed_files),
+            "existing_tests": ", ".join(candidate.recorded_existing_tests) or "(none recorded)",
+        }
+        size = sum(map(len, values.values()))
+        if size > MAX_PROMPT_CHARS:
+            raise CandidateRejected(
+                "project_too_large",
+                f"request, base project and changes are {size:,} characters (limit {MAX_PROMPT_CHARS:,})",
+            )
+        return ProposalRequest(prompt="extend", values=values)
 
     def task_spec(self, candidate: ExtendCandidate, proposal: ExtendProposal | None, source: TaskSource) -> TaskSpec:
         return extend_task_spec(candidate, proposal, source)

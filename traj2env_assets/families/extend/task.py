@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from traj2env_assets.families.build.task import left_out_note
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.families.extend.candidates import ExtendCandidate
 from traj2env_assets.families.extend.contract_text import recorded_contract
@@ -60,13 +61,14 @@ def hidden_tests(candidate: ExtendCandidate, proposal: ExtendProposal | None) ->
 
 
 def instruction(candidate: ExtendCandidate, contract: str) -> str:
+    note = f"\n{left_out_note(candidate.left_out_files)}\n" if candidate.left_out_files else ""
     return (
         f"{candidate.request.strip()}\n\n"
         "## Contract\n\n"
         f"{contract.strip() or '(no public interface change)'}\n\n"
         "The project is in /workspace. Implement the request there; keep the project's "
         "existing behaviour (its tests must keep passing). Hidden tests check the new "
-        "behaviour.\n"
+        f"behaviour.\n{note}"
     )
 
 
