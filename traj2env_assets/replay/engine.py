@@ -413,12 +413,9 @@ class _Replayer:
         text = _text_arg(c.args, "input", "patch", "raw")
         if text is None:
             return
-        if c.result.rejected:
-            self.fidelity.edits_rejected += 1
-            return
         workdir = _text_arg(c.args, "workdir")
         cwd = self.state.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
-        apply_patch_text(self.state, c, text, cwd if isinstance(cwd, str) else None)
+        apply_patch_text(self.state, c, text, cwd if isinstance(cwd, str) else None, c.result.rejected)
 
     # -- result ---------------------------------------------------------------------------
 
