@@ -15,7 +15,9 @@ cover it (see :mod:`.read_pieces`); a partial view of an unknown file marks it l
 
 A write or edit is applied only when its result exists and is not an error. Each
 shell command is recorded with the project files as they were just before it.
-Embedded sub-agent trajectories are replayed where the parent's call returns them.
+Embedded sub-agent trajectories are replayed where the parent's call returns them; a
+sub-agent whose own directory lies outside the session's project is replayed with that
+directory as its project, apart (``record.subagent_projects``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ from traj2env_assets.replay.models import (
     ReplayFidelity,
     ReplayRecordFile,
     ShellCommand,
+    SubagentProject,
     UserRequest,
     dump_json,
 )
 from traj2env_assets.replay.npm import package_scripts
-from traj2env_assets.replay.paths import ProjectPaths
+from traj2env_assets.replay.paths import ProjectPaths, normalise_dir
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
 from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
 from traj2env_assets.replay.state import CallContext, ReplayState
@@ -128,7 +131,25 @@ class _Replayer:
                     sub = embedded.get(ref.trajectory_id or "")
                     if sub is not None and ref.trajectory_id not in self.visited_subagents:
                         self.visited_subagents.add(ref.trajectory_id or "")
-                        self.run(sub, subagent=ref.trajectory_id)
+                        self._subagent(sub, ref.trajectory_id or "")
+
+    def _subagent(self, sub: Trajectory, subagent_id: str) -> None:
+        """Replay a sub-agent where the parent's call returned it; one whose own directory
+        lies outside the session's project works on another project, replayed on its own."""
+        own = normalise_dir(_session_cwd(sub))
+        if own is None or self.state.paths.root is None or self.state.paths.relative_dir(own) is not None:
+            self.run(sub, subagent=subagent_id)
+            return
+        replayer = _replayer(sub, own)
+        replayer.visited_subagents = self.visited_subagents
+        replayer.run(sub, subagent=subagent_id)
+        result = replayer.finish()
+        self.state.record.subagent_projects[subagent_id] = SubagentProject(
+            project_root=own,
+            files=result.record.files,
+            refused_paths=result.record.refused_paths,
+            fidelity=result.record.fidelity,
+        )
 
     def _user_request(self, step: Step) -> None:
         message = step.message
