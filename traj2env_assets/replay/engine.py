@@ -8,7 +8,8 @@ Tool calls keep their native names and arguments (see ``formats/extras.py``):
 - pi: ``write``, ``edit`` (``oldText``/``newText`` or ``edits[]``), ``read``, ``bash``.
 - Codex: ``apply_patch`` (custom tool, or inside a shell command), ``shell``,
   ``shell_command``, ``exec_command``, ``local_shell_call``, ``write_stdin``; a
-  successful ``cat f`` / ``sed -n '1,Np' f`` is a full read.
+  successful ``cat f`` is a full read, and ``sed -n``/``head``/``tail -n +K``/``nl -ba``
+  print pieces of a file (see ``shell_effects.shell_read``).
 
 A read rebuilds a file when it shows all of it, or when pieces read at offsets
 cover it (see :mod:`.read_pieces`); a partial view of an unknown file marks it lost.
@@ -45,7 +46,7 @@ from traj2env_assets.replay.models import (
 from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.paths import ProjectPaths, normalise_dir
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
-from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
+from traj2env_assets.replay.shell_effects import analyse_shell, shell_read
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
@@ -399,6 +400,8 @@ class _Replayer:
         self.fidelity.commands += 1
         if analysis.effects == "opaque":
             self.fidelity.opaque_commands += 1
+            # It may have changed any file unseen: pieces read before it are of unknown versions.
+            self.pieces.clear()
         if session := c.result.running_session:
             self.running[session] = event
         if c.result.not_run:
@@ -409,17 +412,22 @@ class _Replayer:
             apply_file_op(self.state, c, op)
 
     def _shell_read(self, c: CallContext, command: str, cwd: str | None) -> None:
-        raw = whole_file_read(command, c.result.output)
-        if raw is None or cwd is None or (path := self.state.resolve(c, raw, cwd)) is None:
+        read = shell_read(command, c.result.output)
+        if read is None or cwd is None or (path := self.state.resolve(c, read[0], cwd)) is None:
             return
+        chunk = read[1]
+        content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
+        if content is None:
+            return
+        self.pieces.pop(path, None)
         self.fidelity.full_reads += 1
         current = self.state.vfs.content(path)
-        if current == c.result.output:
+        if current == content:
             self.state.event(c, path, "read", True)
             return
         if current is not None:
             self.fidelity.resyncs += 1
-        self.state.set(c, path, c.result.output, "read")
+        self.state.set(c, path, content, "read")
 
     def _write_stdin(self, c: CallContext) -> None:
         session = c.args.get("session_id")
