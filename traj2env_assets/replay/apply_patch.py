@@ -80,7 +80,8 @@ def parse_patch(text: str) -> list[PatchOp]:
     ops: list[PatchOp] = []
     index = 0
     while index < len(body):
-        line = body[index]
+        # Codex reads a file header with the padding around it trimmed.
+        line = body[index].strip()
         if line.startswith(ADD):
             added: list[str] = []
             index += 1

@@ -111,3 +111,22 @@ def test_typographic_punctuation_matches_its_ascii_spelling(tmp_path: Path) -> N
         .call("exec_command", {"cmd": "ls", "workdir": ROOT}, "Process exited with code 0\nOutput:\nt.py")
     )
     assert _record(session, tmp_path).files_before(1) == {"t.py": "value = 1\nextra = 2\n"}
+
+
+def test_grammar_variants_codex_accepts(tmp_path: Path) -> None:
+    # CRLF line ends, a padded file header, `@@` with a context line, `*** End of File`
+    # and `*** Move to:` in one patch.
+    original = "class A:\n    x = 1\n\nclass B:\n    x = 1\n"
+    patch = (
+        "*** Begin Patch\r\n  *** Update File: m.py  \r\n*** Move to: n.py\r\n@@ class B:\r\n-    x = 1\r\n+    x = 2\r\n"
+        "*** End of File\r\n*** End Patch\r\n"
+    )
+    session = (
+        SessionBuilder(source_format="codex")
+        .call("exec_command", {"cmd": "cat m.py", "workdir": ROOT}, f"Process exited with code 0\nOutput:\n{original}")
+        .call("apply_patch", {"input": patch}, "Success. Updated the following files:\nM n.py")
+        .call("exec_command", {"cmd": "ls", "workdir": ROOT}, "Process exited with code 0\nOutput:\nn.py")
+    )
+    record = _record(session, tmp_path)
+    assert record.files_before(1) == {"n.py": "class A:\n    x = 1\n\nclass B:\n    x = 2\n"}
+    assert record.fidelity.edits_failed == 0
