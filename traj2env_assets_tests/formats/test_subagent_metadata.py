@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.replay import replay_trajectory
+from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets.sources import discover_source_files, register_sources
 from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
@@ -126,7 +126,10 @@ def test_subagent_in_the_project_edits_the_sessions_files(tmp_path: Path) -> Non
 
 
 def test_subagent_under_another_directory_has_its_own_project(tmp_path: Path) -> None:
-    record = replay_trajectory(convert_source(_layout(tmp_path / "src", agent_cwd=OTHER)).trajectory).record
+    write_record(
+        replay_trajectory(convert_source(_layout(tmp_path / "src", agent_cwd=OTHER)).trajectory), tmp_path / "r"
+    )
+    record = ReplayRecord.load(tmp_path / "r").record
     assert record.project_root == PROJECT
     assert record.fidelity.unsafe_paths == 0
     assert "notes.md" not in record.files
