@@ -22,7 +22,7 @@ from typing import Literal
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
-from traj2env_assets.formats.claude_code import flat_subagent_parent
+from traj2env_assets.formats.claude_code import flat_subagent_parent, subagent_meta_log
 from traj2env_assets.formats.detect import UndetectableFormat, detect_head, read_head, session_id_in_head
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
@@ -94,7 +94,10 @@ def file_sha256(path: Path) -> str:
 
 def _is_subagent_log(path: Path) -> bool:
     """Claude Code keeps sub-agents in ``<session>/subagents/`` (older CLIs: flat
-    ``agent-<id>.jsonl`` beside the session file); they belong to the session."""
+    ``agent-<id>.jsonl`` beside the session file); they belong to the session, and so
+    does a sub-agent's ``agent-<id>.meta.json`` (read with its log, never on its own)."""
+    if subagent_meta_log(path) is not None:
+        return True
     parent = path.parent
     if parent.name == "subagents" and parent.parent.with_suffix(".jsonl").is_file():
         return True

@@ -11,7 +11,8 @@ each tool call; ``is_error``, Bash ``exit_code`` (from the "Exit code N" header)
 ``original_file`` and Read ``file_content`` on results. Sub-agents in
 ``<session>/subagents/agent-*.jsonl``, or flat beside the session file (older CLIs:
 ``agent-<id>.jsonl`` whose lines carry the parent's ``sessionId`` and an ``agentId``),
-are nested as ``subagent_trajectories``.
+are nested as ``subagent_trajectories``; a sub-agent's ``agent-<id>.meta.json`` (newer
+CLIs) links it to the call that spawned it and is kept as its ``extra.subagent_meta``.
 
 The session id is the file's own: Claude Code names each session file by its id, and a
 resumed session's file starts with history copied from the session it resumed, whose
@@ -30,12 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import atif
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from traj2env_assets.formats.builder import PendingStep, TrajectoryBuilder, drop_none, line_stats_extra
 from traj2env_assets.formats.jsonl import LineStats, iter_json_objects, line_type, text_field, token_count
 from traj2env_assets.formats.text import blocks_to_text
 
 FORMAT = "claude-code"
+SUBAGENT_META_SUFFIX = ".meta.json"
 KNOWN_LINE_TYPES = {
     "user",
     "assistant",
@@ -180,18 +183,36 @@ def _subagent_files(path: Path) -> list[Path]:
     return [p for p in [*nested, *_flat_subagent_files(path)] if p.is_file() and not p.is_symlink()]
 
 
-def _subagent_links(files: list[Path]) -> dict[str, str]:
-    """Map the spawning tool-use id to the sub-agent's trajectory id, from the sidecars."""
-    links: dict[str, str] = {}
-    for file in files:
-        meta = file.with_suffix(".meta.json")
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8")) if meta.is_file() else {}
-        except (OSError, ValueError):
-            data = {}
-        if isinstance(data, dict) and isinstance(data.get("toolUseId"), str):
-            links[data["toolUseId"]] = file.stem
-    return links
+class SubagentMeta(BaseModel):
+    """``agent-<id>.meta.json`` beside a sub-agent log (newer CLIs): what spawned it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    agentType: str | None = None
+    toolUseId: str | None = None
+    description: str | None = None
+
+
+def subagent_meta_log(path: Path) -> Path | None:
+    """The sub-agent log ``agent-<id>.jsonl`` whose metadata ``path`` is, when it exists."""
+    name = path.name
+    if not (name.startswith("agent-") and name.endswith(SUBAGENT_META_SUFFIX)):
+        return None
+    log = path.with_name(name[: -len(SUBAGENT_META_SUFFIX)] + ".jsonl")
+    return log if log.is_file() else None
+
+
+def _subagent_meta(log: Path) -> SubagentMeta | None:
+    meta = log.with_suffix(SUBAGENT_META_SUFFIX)
+    try:
+        return SubagentMeta.model_validate_json(meta.read_bytes()) if meta.is_file() else None
+    except (OSError, ValidationError):
+        return None
+
+
+def _subagent_links(metas: dict[Path, SubagentMeta]) -> dict[str, str]:
+    """Map the spawning tool-use id to the sub-agent's trajectory id, from the metadata."""
+    return {meta.toolUseId: file.stem for file, meta in metas.items() if meta.toolUseId}
 
 
 def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -> atif.Trajectory:
@@ -206,15 +227,18 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
     seen_blocks: set[tuple[str, Any, Any]] = set()
     seen_prompts: set[str] = set()
     subagent_files = [] if is_subagent else _subagent_files(path)
-    subagent_by_call = _subagent_links(subagent_files)
+    metas = {file: meta for file in subagent_files if (meta := _subagent_meta(file)) is not None}
+    subagent_by_call = _subagent_links(metas)
     # Sub-agents first, so results of the calls that spawned them can link to them.
     for file in subagent_files:
         try:
             child = convert_claude_code(file, file.read_bytes(), is_subagent=True)
         except ValueError:
             continue
-        builder.subagents.append(child.model_copy(update={"trajectory_id": file.stem}))
-
+        update: dict[str, Any] = {"trajectory_id": file.stem}
+        if file in metas:
+            update["extra"] = {**(child.extra or {}), "subagent_meta": metas[file].model_dump(exclude_none=True)}
+        builder.subagents.append(child.model_copy(update=update))
 
     for line in lines:
         kind = line_type(line)

@@ -35,6 +35,8 @@ class TrajectoryExtra(_Extra):
     """Lines that were not valid JSON or not objects."""
     unknown_line_types: int | None = None
     duplicate_tool_calls: int | None = None
+    subagent_meta: dict[str, object] | None = None
+    """A Claude Code sub-agent's ``agent-<id>.meta.json`` (``agentType``, ``toolUseId``, ...)."""
 
 
 class ToolCallExtra(_Extra):

@@ -14,7 +14,8 @@ Grammar (the published apply_patch format)::
 
 Matching follows Codex: a chunk's ``@@`` context line moves the cursor forward; the
 chunk's old lines are then searched from the cursor, exactly, then ignoring trailing
-whitespace, then ignoring surrounding whitespace. Updated files end with a newline.
+whitespace, then ignoring surrounding whitespace, then also reading typographic
+punctuation as ASCII. Updated files end with a newline.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ def parse_patch(text: str) -> list[PatchOp]:
     ops: list[PatchOp] = []
     index = 0
     while index < len(body):
-        line = body[index]
+        # Codex reads a file header with the padding around it trimmed.
+        line = body[index].strip()
         if line.startswith(ADD):
             added: list[str] = []
             index += 1
@@ -138,6 +140,21 @@ def _read_chunks(body: list[str], index: int, update: UpdateFile) -> int:
     return index
 
 
+# Codex's last matching pass: typographic dashes, quotes and spaces count as their ASCII forms.
+_PUNCTUATION = str.maketrans(
+    {
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+        **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
+        **dict.fromkeys("\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " "),
+    }
+)
+
+
+def _plain_punctuation(line: str) -> str:
+    return line.strip().translate(_PUNCTUATION)
+
+
 def _seek(lines: list[str], pattern: list[str], start: int, at_eof: bool) -> int:
     if not pattern:
         return start
@@ -146,7 +163,7 @@ def _seek(lines: list[str], pattern: list[str], start: int, at_eof: bool) -> int
     last_start = len(lines) - len(pattern)
     starts = [last_start] if at_eof and last_start >= start else []
     starts += list(range(start, last_start + 1))
-    for normalise in (lambda s: s, str.rstrip, str.strip):
+    for normalise in (lambda s: s, str.rstrip, str.strip, _plain_punctuation):
         wanted = [normalise(p) for p in pattern]
         for candidate in starts:
             if all(normalise(lines[candidate + i]) == wanted[i] for i in range(len(pattern))):

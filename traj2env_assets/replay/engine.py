@@ -8,14 +8,17 @@ Tool calls keep their native names and arguments (see ``formats/extras.py``):
 - pi: ``write``, ``edit`` (``oldText``/``newText`` or ``edits[]``), ``read``, ``bash``.
 - Codex: ``apply_patch`` (custom tool, or inside a shell command), ``shell``,
   ``shell_command``, ``exec_command``, ``local_shell_call``, ``write_stdin``; a
-  successful ``cat f`` / ``sed -n '1,Np' f`` is a full read.
+  successful ``cat f`` is a full read, and ``sed -n``/``head``/``tail -n +K``/``nl -ba``
+  print pieces of a file (see ``shell_effects.shell_read``).
 
 A read rebuilds a file when it shows all of it, or when pieces read at offsets
 cover it (see :mod:`.read_pieces`); a partial view of an unknown file marks it lost.
 
 A write or edit is applied only when its result exists and is not an error. Each
 shell command is recorded with the project files as they were just before it.
-Embedded sub-agent trajectories are replayed where the parent's call returns them.
+Embedded sub-agent trajectories are replayed where the parent's call returns them; a
+sub-agent whose own directory lies outside the session's project is replayed with that
+directory as its project, apart (``record.subagent_projects``).
 """
 
 from __future__ import annotations
@@ -36,13 +39,14 @@ from traj2env_assets.replay.models import (
     ReplayFidelity,
     ReplayRecordFile,
     ShellCommand,
+    SubagentProject,
     UserRequest,
     dump_json,
 )
 from traj2env_assets.replay.npm import package_scripts
-from traj2env_assets.replay.paths import ProjectPaths
+from traj2env_assets.replay.paths import ProjectPaths, normalise_dir
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
-from traj2env_assets.replay.shell_effects import analyse_shell, whole_file_read
+from traj2env_assets.replay.shell_effects import analyse_shell, shell_read
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
@@ -128,7 +132,25 @@ class _Replayer:
                     sub = embedded.get(ref.trajectory_id or "")
                     if sub is not None and ref.trajectory_id not in self.visited_subagents:
                         self.visited_subagents.add(ref.trajectory_id or "")
-                        self.run(sub, subagent=ref.trajectory_id)
+                        self._subagent(sub, ref.trajectory_id or "")
+
+    def _subagent(self, sub: Trajectory, subagent_id: str) -> None:
+        """Replay a sub-agent where the parent's call returned it; one whose own directory
+        lies outside the session's project works on another project, replayed on its own."""
+        own = normalise_dir(_session_cwd(sub))
+        if own is None or self.state.paths.root is None or self.state.paths.relative_dir(own) is not None:
+            self.run(sub, subagent=subagent_id)
+            return
+        replayer = _replayer(sub, own)
+        replayer.visited_subagents = self.visited_subagents
+        replayer.run(sub, subagent=subagent_id)
+        result = replayer.finish()
+        self.state.record.subagent_projects[subagent_id] = SubagentProject(
+            project_root=own,
+            files=result.record.files,
+            refused_paths=result.record.refused_paths,
+            fidelity=result.record.fidelity,
+        )
 
     def _user_request(self, step: Step) -> None:
         message = step.message
@@ -378,6 +400,8 @@ class _Replayer:
         self.fidelity.commands += 1
         if analysis.effects == "opaque":
             self.fidelity.opaque_commands += 1
+            # It may have changed any file unseen: pieces read before it are of unknown versions.
+            self.pieces.clear()
         if session := c.result.running_session:
             self.running[session] = event
         if c.result.not_run:
@@ -388,17 +412,22 @@ class _Replayer:
             apply_file_op(self.state, c, op)
 
     def _shell_read(self, c: CallContext, command: str, cwd: str | None) -> None:
-        raw = whole_file_read(command, c.result.output)
-        if raw is None or cwd is None or (path := self.state.resolve(c, raw, cwd)) is None:
+        read = shell_read(command, c.result.output)
+        if read is None or cwd is None or (path := self.state.resolve(c, read[0], cwd)) is None:
             return
+        chunk = read[1]
+        content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
+        if content is None:
+            return
+        self.pieces.pop(path, None)
         self.fidelity.full_reads += 1
         current = self.state.vfs.content(path)
-        if current == c.result.output:
+        if current == content:
             self.state.event(c, path, "read", True)
             return
         if current is not None:
             self.fidelity.resyncs += 1
-        self.state.set(c, path, c.result.output, "read")
+        self.state.set(c, path, content, "read")
 
     def _write_stdin(self, c: CallContext) -> None:
         session = c.args.get("session_id")
@@ -413,12 +442,9 @@ class _Replayer:
         text = _text_arg(c.args, "input", "patch", "raw")
         if text is None:
             return
-        if c.result.rejected:
-            self.fidelity.edits_rejected += 1
-            return
         workdir = _text_arg(c.args, "workdir")
         cwd = self.state.paths.resolve_dir(workdir, c.cwd) if workdir else c.cwd
-        apply_patch_text(self.state, c, text, cwd if isinstance(cwd, str) else None)
+        apply_patch_text(self.state, c, text, cwd if isinstance(cwd, str) else None, c.result.rejected)
 
     # -- result ---------------------------------------------------------------------------
 

@@ -29,17 +29,24 @@ from traj2env_assets.replay.shell_effects import (
 from traj2env_assets.replay.state import CallContext, ReplayState, parents
 
 
-def apply_patch_text(state: ReplayState, c: CallContext, text: str, cwd: str | None) -> None:
+def apply_patch_text(state: ReplayState, c: CallContext, text: str, cwd: str | None, refused: bool) -> None:
+    """Apply a Codex patch; ``refused``: the session says it did not apply (each file
+    it names is then recorded as a rejected edit, by design not a failure)."""
     try:
         ops = parse_patch(text)
     except PatchError as error:
-        state.count_failure(error.reason)
+        if refused:
+            state.fidelity.edits_rejected += 1
+        else:
+            state.count_failure(error.reason)
         return
     for op in ops:
         path = state.resolve(c, op.path, cwd)
         if path is None:
             continue
-        if isinstance(op, AddFile):
+        if refused:
+            state.reject(c, path, "patch")
+        elif isinstance(op, AddFile):
             state.set(c, path, op.content, "patch")
         elif isinstance(op, DeleteFile):
             state.delete(c, path)
@@ -122,7 +129,7 @@ def apply_file_op(state: ReplayState, c: CallContext, op: FileOp) -> None:
             else:
                 state.lose(c, path, "touch_unknown_file")
     elif isinstance(op, PatchText):
-        apply_patch_text(state, c, op.text, op.cwd)
+        apply_patch_text(state, c, op.text, op.cwd, c.result.patch_refused)
 
 
 def _write_from(state: ReplayState, c: CallContext, op: WriteFrom) -> None:

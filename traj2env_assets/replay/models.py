@@ -164,6 +164,16 @@ class Manifest(_Model):
     """Files that stopped being lost (known again or deleted)."""
 
 
+class SubagentProject(_Model):
+    """A sub-agent that worked under its own directory, outside the session's project:
+    replayed there on its own, since its files are not the session's."""
+
+    project_root: str
+    files: dict[str, FileSummary] = Field(default_factory=dict)
+    refused_paths: list[RefusedPath] = Field(default_factory=list)
+    fidelity: ReplayFidelity = Field(default_factory=ReplayFidelity)
+
+
 class ReplayRecordFile(_Model):
     schema_version: str = RECORD_SCHEMA
     project_root: str | None = None
@@ -173,6 +183,8 @@ class ReplayRecordFile(_Model):
     files: dict[str, FileSummary] = Field(default_factory=dict)
     refused_paths: list[RefusedPath] = Field(default_factory=list)
     fidelity: ReplayFidelity = Field(default_factory=ReplayFidelity)
+    subagent_projects: dict[str, SubagentProject] = Field(default_factory=dict)
+    """By sub-agent trajectory id; the session's own figures leave them out."""
 
 
 class ReplayOutcome(_Model):

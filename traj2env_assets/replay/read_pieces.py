@@ -13,8 +13,13 @@ continue]``; no trailer means the end of the file was reached. A last line that 
 like any other trailer makes the result unusable rather than guessed. (Checked
 against the real pi-mono session: every offset read of a file replay knew matched it.)
 
+Codex reads with shell commands whose output is a slice of the file (``sed -n 'A,Bp'``,
+``head -n N``, ``tail -n +K``, ``nl -ba``/``cat -n``, see ``shell_effects.shell_read``);
+a slice that stopped short of what it asked for reached the end of the file, which
+fixes the file's length.
+
 An agent often reads a large file in pieces; once pieces cover every line of the
-same version of the file, the file is known.
+same version of the file, up to an end some piece reached, the file is known.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ class ReadChunk:
     first: int
     """1-based number of the first line shown."""
     lines: list[str]
-    total: int
-    """Lines in the file (a final newline counts as a last, empty line)."""
+    total: int | None
+    """Lines in the file (a final newline counts as a last, empty line); None when the
+    read did not show where the file ends."""
 
     @property
     def whole(self) -> bool:
@@ -72,11 +78,19 @@ class PieceAssembler:
 
     def add(self, chunk: ReadChunk) -> str | None:
         """Add a piece; the whole file text once every line has been seen."""
-        if self.total is not None and self.total != chunk.total:
-            self.lines.clear()
-        self.total = chunk.total
+        if chunk.total is not None:
+            if self.total is not None and self.total != chunk.total:
+                self.lines.clear()
+            self.total = chunk.total
+        for number, line in enumerate(chunk.lines, start=chunk.first):
+            if self.lines.get(number, line) != line:
+                # Pieces that disagree cannot both be this version: keep the newest.
+                self.lines.clear()
+                break
         for number, line in enumerate(chunk.lines, start=chunk.first):
             self.lines[number] = line
+        if self.total is None:
+            return None
         if all(number in self.lines for number in range(1, self.total + 1)):
             return "\n".join(self.lines[number] for number in range(1, self.total + 1))
         return None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from traj2env_assets.replay.models import ShellEffects
+from traj2env_assets.replay.read_pieces import ReadChunk
 from traj2env_assets.replay.shell_syntax import Redirect, SimpleCommand, Word, expand_heredoc, parse_shell
 
 
@@ -560,23 +561,116 @@ class _CommandReader:
 _TRUNCATED = re.compile(r"tokens truncated|\[\.\.\. ?\d+ (?:more )?(?:lines|bytes)|output truncated", re.IGNORECASE)
 
 
-def whole_file_read(command: str, output: str) -> str | None:
-    """The path a command printed in full (``cat f``; ``sed -n '1,Np' f`` that printed
-    fewer than N lines), or None. The caller checks the command succeeded."""
+# A login shell's start-up files may complain before the command runs (macOS sandboxes:
+# "/opt/homebrew/.../shellenv.sh: line 18: /bin/ps: Operation not permitted").
+_STARTUP_NOISE = re.compile(r"\A(?:/[^\n:]*(?:\.sh|rc|profile): line \d+: [^\n]*\n)+")
+_SED_RANGE = re.compile(r"(\d+)(?:,(\d+))?p")
+_NUMBERED = re.compile(r"^ *(\d+)(?:\t|: )(.*)$")
+
+
+def shell_read(command: str, output: str) -> tuple[str, ReadChunk] | None:
+    """The path and the lines a successful read printed, or None when the command is not
+    a read whose output is a known slice of one file: ``cat f``, ``sed -n 'A,Bp' f``,
+    ``head -n N f``, ``tail -n +K f``, and ``nl -ba f`` / ``cat -n f`` (alone or piped
+    into ``sed -n 'A,Bp'``). A read that printed fewer lines than it asked for reached
+    the end of the file, which makes the file's length known."""
     commands = parse_shell(command).commands
-    if len(commands) != 1 or commands[0].redirects or _TRUNCATED.search(output):
+    if not commands or len(commands) > 2 or _TRUNCATED.search(output):
         return None
-    words = commands[0].words
-    if not all(word.literal for word in words):
+    if any(c.redirects or not all(w.literal for w in c.words) for c in commands):
         return None
-    argv = [word.text for word in words]
-    if len(argv) == 2 and argv[0] == "cat" and not argv[1].startswith("-"):
-        return argv[1]
-    if len(argv) == 4 and argv[:2] == ["sed", "-n"]:
-        match = re.fullmatch(r"1,(\d+)p", argv[2])
-        if match and output.count("\n") < int(match.group(1)):
-            return argv[3]
+    output = _STARTUP_NOISE.sub("", output, count=1)
+    reader = commands[0].argv
+    if len(commands) == 2:
+        window = _sed_window(commands[1].argv) if commands[1].connector == "|" else None
+        path = _numbered_listing(reader)
+        return None if window is None or path is None else _numbered_chunk(path, output, window)
+    if (path := _numbered_listing(reader)) is not None:
+        return _numbered_chunk(path, output, (1, None))
+    if len(reader) == 2 and reader[0] == "cat" and not reader[1].startswith("-"):
+        lines = output.split("\n")
+        return reader[1], ReadChunk(1, lines, len(lines))
+    if reader[:1] == ["sed"] and len(reader) == 4 and (window := _sed_window(reader[:3])) is not None:
+        chunk = _slice(output, *window)
+        return None if chunk is None else (reader[3], chunk)
+    if reader[:1] == ["head"] and (count := _head_count(reader[1:-1])) is not None and not reader[-1].startswith("-"):
+        chunk = _slice(output, 1, count)
+        return None if chunk is None else (reader[-1], chunk)
+    if reader[:1] == ["tail"] and len(reader) == 4 and reader[1] == "-n" and reader[2].startswith("+"):
+        first = reader[2][1:]
+        if first.isdigit() and int(first) > 0:
+            lines = output.split("\n")
+            return reader[3], ReadChunk(int(first), lines, int(first) - 1 + len(lines))
     return None
+
+
+def _sed_window(argv: list[str]) -> tuple[int, int | None] | None:
+    """``sed -n 'A,Bp'`` (or ``'Ap'``): the first and last line it prints."""
+    if len(argv) != 3 or argv[:2] != ["sed", "-n"] or not (match := _SED_RANGE.fullmatch(argv[2])):
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    return (first, last) if 0 < first <= last else None
+
+
+def _head_count(flags: list[str]) -> int | None:
+    if len(flags) == 2 and flags[0] == "-n" and flags[1].isdigit():
+        return int(flags[1])
+    if len(flags) == 1 and flags[0][:1] == "-" and flags[0][1:].isdigit():
+        return int(flags[0][1:])
+    return None
+
+
+def _slice(output: str, first: int, last: int) -> ReadChunk | None:
+    """Lines ``first..last`` as printed: all of them end with a newline, or fewer were
+    printed because the file ended (its last line without a newline when it had none)."""
+    lines = output.split("\n")
+    wanted = last - first + 1
+    if not output:
+        return None
+    if len(lines) == wanted + 1 and lines[-1] == "":
+        return ReadChunk(first, lines[:-1], None)
+    if len(lines) <= wanted:
+        return ReadChunk(first, lines, first - 1 + len(lines))
+    return None
+
+
+def _numbered_listing(argv: list[str]) -> str | None:
+    """The file of ``nl -ba [-w N] [-s SEP] [-v 1] f`` or ``cat -n f`` (every line numbered)."""
+    if argv[:2] == ["cat", "-n"] and len(argv) == 3:
+        return argv[2]
+    if argv[:1] != ["nl"] or len(argv) < 3 or "-ba" not in argv:
+        return None
+    flags = argv[1:-1]
+    index = 0
+    while index < len(flags):
+        flag = flags[index]
+        if flag == "-ba" or re.fullmatch(r"-w\d+", flag) or flag in ("-v1", "-s\t", "-s: "):
+            index += 1
+        elif flag in ("-w", "-s", "-v") and index + 1 < len(flags):
+            if flag == "-v" and flags[index + 1] != "1":
+                return None
+            if flag == "-s" and flags[index + 1] not in ("\t", ": "):
+                return None
+            index += 2
+        else:
+            return None
+    return argv[-1]
+
+
+def _numbered_chunk(path: str, output: str, window: tuple[int, int | None]) -> tuple[str, ReadChunk] | None:
+    """Numbered lines (``nl``/``cat -n`` print each with a newline, so whether the file
+    ends with one is not known: the piece never fixes the file's length)."""
+    if not output.endswith("\n"):
+        return None
+    lines: list[str] = []
+    first, last = window
+    for number, raw in enumerate(output[:-1].split("\n"), start=first):
+        match = _NUMBERED.match(raw)
+        if match is None or int(match.group(1)) != number or (last is not None and number > last):
+            return None
+        lines.append(match.group(2))
+    return path, ReadChunk(first, lines, None)
 
 
 def _npm_script_name(client: str, argv: list[str]) -> str | None:

@@ -41,6 +41,11 @@ _REJECTED_PHRASES = (
     "Request interrupted by user",
 )
 _SCANNED_CHARS = 2000
+_PATCH_APPLIED = "Success. Updated the following files:"
+# Errors Codex itself reports instead of a command's output (legacy logs keep them as
+# plain text where a run's JSON would be): its own apply_patch refusing the patch, and
+# a sandboxed run that exited non-zero ("failed in sandbox ... exit code: 1, ...").
+_CODEX_OWN_ERRORS = ("error: ", "failed in sandbox ")
 """Refusals are looked for at the start of a result only."""
 # Codex unified exec and shell_command put a header before the command's own output.
 _CODEX_HEADER = re.compile(
@@ -83,6 +88,14 @@ class CallResult:
         """A shell call that never ran: no result, or a refusal before execution."""
         head = self.text[:_SCANNED_CHARS]
         return not self.present or any(phrase in head for phrase in _NOT_RUN_PHRASES)
+
+    @property
+    def patch_refused(self) -> bool:
+        """An ``apply_patch`` inside a shell command did not apply: no success line, and
+        a refusal, a non-zero exit or an error Codex reported instead of the run."""
+        if _PATCH_APPLIED in self.text:
+            return False
+        return self.rejected or self.exit_code not in (None, 0) or self.output.startswith(_CODEX_OWN_ERRORS)
 
     @property
     def running_session(self) -> str | None:
