@@ -11,7 +11,12 @@ from traj2env_assets.families.repair.check_config import changed_tests, config_c
 from traj2env_assets.families.repair.instruction import repair_instruction
 from traj2env_assets.publish import publish_task
 from traj2env_assets_tests.families.conftest import record_for
-from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
+from traj2env_assets_tests.formats.logs import (
+    claude_line,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
 PYTEST = recognise_check("python -m pytest -q", {})
 NPM_TEST = recognise_check("npm test", {"package.json": json.dumps({"scripts": {"test": "node --test"}})})
