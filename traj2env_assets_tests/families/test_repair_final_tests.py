@@ -26,7 +26,7 @@ from traj2env_assets.families.repair.family import (
     REFERENCE_PROBE,
     RepairFamily,
 )
-from traj2env_assets.families.repair.task import repair_task_spec
+from traj2env_assets.families.repair.task import repair_task_spec, verifier_test_ids
 from traj2env_assets.harbor.task_spec import WORKSPACE
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets_tests.families import final_tests_session as session
@@ -187,3 +187,26 @@ def test_final_tests_that_pass_on_the_old_code_are_no_evidence(tmp_path: Path) -
     results = _calibrate(weak, tmp_path)
     verdict = FAMILY.judge_calibration(weak, results)
     assert verdict.drop is not None and verdict.drop.reason == "check_passes_before_fix"
+
+
+def test_node_tests_are_located_in_the_final_test_files(sample_record) -> None:
+    [mined] = mine_repair_candidates(sample_record("codex/node-npm-test-fix.jsonl"), "k")
+    candidate = mined.candidate
+    test_file = "test/wordfreq.test.js"
+    # The fix renamed one recorded failing test and added one.
+    final = candidate.project_files[test_file].replace(
+        "test('countWords ignores case'", "test('countWords folds case'"
+    ) + "\ntest('topWords keeps ties stable', () => {});\n"
+    with_tests = candidate.model_copy(
+        update={"fixed_files": {**candidate.fixed_files, test_file: final}, "test_paths": [test_file]}
+    )
+    assert verifier_test_ids(with_tests, ["countWords folds case", "countWords ignores case"]) == [
+        f"{test_file}::countWords folds case", None,
+    ]
+    # Before calibration the recorded failures the final tests still declare stand in.
+    spec = repair_task_spec(with_tests, source_trace="k", source_model=None, org="local")
+    assert (spec.tests.runner, spec.tests.tracked_test_ids) == (
+        "node", [f"{test_file}::topWords orders by count, then alphabetically"],
+    )
+    assert spec.project_files[test_file] == final.encode()
+    assert spec.solution_files.keys() == {"src/wordfreq.js"}
