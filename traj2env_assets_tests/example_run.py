@@ -68,12 +68,16 @@ def read_report(root: Path) -> dict:
 
 
 def run_examples(
-    root: Path, *, sessions: Iterable[str] | None = None, families: list[str] | None = None, rerun: bool = True
+    root: Path, *, sessions: Iterable[str] | None = None, families: list[str] | None = None, rerun: bool = True,
+    source: Path | None = None,
 ) -> ExampleRun:
-    """The example config run into ``root``: on every sample or on ``sessions`` only, with
-    every family or ``families``, and (``rerun``) a second time."""
+    """The example config run into ``root``: on every sample, on ``sessions`` only or on the
+    folder ``source`` (sessions of a test's own making), with every family or ``families``,
+    and (``rerun``) a second time."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
-    config["source"]["path"] = str(SAMPLES if sessions is None else _copied(sessions, root / "sessions"))
+    if source is None:
+        source = SAMPLES if sessions is None else _copied(sessions, root / "sessions")
+    config["source"]["path"] = str(source)
     config["output"]["destination"] = str(root / REPORT.parent)
     if families is not None:
         config["pipeline"]["options"]["families"] = families

@@ -28,6 +28,9 @@ WORKSPACE = "/workspace"
 ANSWER_WORKDIR = "/workdir"
 ANSWER_FILE = f"{ANSWER_WORKDIR}/answer.txt"
 AnswerKind = Literal["number", "label", "yes_no", "list"]
+# task.toml's ``tests_from`` for a task whose tests are the session's final version of the
+# test files its recorded change also edited (SWE-bench style), not the ones it started with.
+TESTS_FROM_SESSION_FINAL = "session_final"
 
 # Files a test harness reads on its own; a submission's copy never reaches the test run.
 PYTHON_HARNESS_FILES = frozenset(
@@ -223,6 +226,9 @@ class TaskSpec(BaseModel):
     source_trace: str
     source_model: str | None = None
     tags: list[str] = Field(default_factory=list)
+    # Non-empty: the recorded change also edited these test files and the task's tests are
+    # the session's final version of them (``TESTS_FROM_SESSION_FINAL``).
+    tests_changed_by_fix: list[str] = Field(default_factory=list)
     agent_timeout_sec: int = 1800
     verifier_timeout_sec: int = 600
     build_timeout_sec: int = 900

@@ -58,6 +58,10 @@ class TaskMetadata(_Strict):
     difficulty: Literal["easy", "medium", "hard", "unknown"] = "unknown"
     tags: list[str] = Field(default_factory=list)
     behaviour_gate: BehaviourGateMetadata | None = None
+    # "session_final": the tests are the session's final version of the test files the
+    # recorded change also edited (listed in tests_changed_by_fix).
+    tests_from: str | None = None
+    tests_changed_by_fix: list[str] | None = None
     provenance: Provenance = Field(default_factory=Provenance)
 
 

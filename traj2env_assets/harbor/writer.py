@@ -34,7 +34,12 @@ from pydantic import BaseModel
 from traj2env_assets.gate.model import gate_files
 from traj2env_assets.gate.runtime import WORKER, runtime_file
 from traj2env_assets.harbor import scripts
-from traj2env_assets.harbor.task_spec import BuildFile, TaskSpec, TestRunner
+from traj2env_assets.harbor.task_spec import (
+    TESTS_FROM_SESSION_FINAL,
+    BuildFile,
+    TaskSpec,
+    TestRunner,
+)
 from traj2env_assets.harbor.task_toml import (
     AgentSection,
     BehaviourGateMetadata,
@@ -95,6 +100,8 @@ def task_toml(spec: TaskSpec) -> TaskToml:
             source_model=spec.source_model,
             tags=[spec.family, spec.base_image, *spec.tags],
             behaviour_gate=_gate_metadata(spec),
+            tests_from=TESTS_FROM_SESSION_FINAL if spec.tests_changed_by_fix else None,
+            tests_changed_by_fix=spec.tests_changed_by_fix or None,
         ),
         agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
         verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),

@@ -21,7 +21,8 @@ EXPECTED = {
     "node-npm-test-fix": ("candidate", None, ["src/wordfreq.js"]),
     "python-unittest-fix": ("candidate", None, ["slugify.py"]),
     "python-pytest-config-cheat": ("dropped", "fix_changes_check_config", ["pytest.ini"]),
-    "python-pytest-test-edit": ("dropped", "fix_changes_check_config", ["tests/test_intervals.py"]),
+    # Only the tests changed: the session made the check pass by changing what it expects.
+    "python-pytest-test-edit": ("dropped", "fix_changes_only_tests", ["tests/test_intervals.py"]),
     "node-npm-test-config-cheat": ("dropped", "fix_changes_check_config", ["package.json"]),
     "python-deps-pytest-fix": ("candidate", None, ["events.py"]),
     "node-describe-fix": ("candidate", None, ["src/cart.js"]),

@@ -7,11 +7,16 @@ from pathlib import Path
 
 from traj2env_assets.checks import recognise_check
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
-from traj2env_assets.families.repair.check_config import config_changes
+from traj2env_assets.families.repair.check_config import changed_tests, config_changes
 from traj2env_assets.families.repair.instruction import repair_instruction
 from traj2env_assets.publish import publish_task
 from traj2env_assets_tests.families.conftest import record_for
-from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
+from traj2env_assets_tests.formats.logs import (
+    claude_line,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
 PYTEST = recognise_check("python -m pytest -q", {})
 NPM_TEST = recognise_check("npm test", {"package.json": json.dumps({"scripts": {"test": "node --test"}})})
@@ -33,9 +38,22 @@ def test_package_json_scripts_count_but_dependencies_do_not() -> None:
     assert config_changes(NPM_TEST, before, ["package.json"], cheat) == ["package.json"]
 
 
-def test_config_files_and_test_files_are_flagged() -> None:
-    paths = ["src/app.py", "conftest.py", "tests/test_app.py", "tsconfig.json", "setup.cfg", "lib/x.test.js"]
-    assert config_changes(PYTEST, {}, paths, {}) == ["conftest.py", "tests/test_app.py", "tsconfig.json", "setup.cfg", "lib/x.test.js"]
+def test_config_files_are_flagged_and_test_files_are_tests() -> None:
+    paths = ["src/app.py", "conftest.py", "tests/test_app.py", "tsconfig.json", "setup.cfg", "lib/x.test.js",
+             "tests/conftest.py", "tests/data/case.json"]
+    assert config_changes(PYTEST, {}, paths, {}) == ["conftest.py", "tsconfig.json", "setup.cfg", "tests/conftest.py"]
+    # Test support (data under tests/) is test material too; conftest.py stays configuration.
+    assert changed_tests(PYTEST, "", paths) == [
+        "tests/test_app.py", "lib/x.test.js", "tests/conftest.py", "tests/data/case.json",
+    ]
+
+
+def test_a_file_the_check_names_is_a_test_but_code_under_a_named_folder_is_code() -> None:
+    check = recognise_check("python -m pytest -q checks/verify.py src", {})
+    changed = ["pkg/checks/verify.py", "pkg/src/mod.py", "pkg/src/tests/test_mod.py"]
+    assert changed_tests(check, "pkg", changed) == ["pkg/checks/verify.py", "pkg/src/tests/test_mod.py"]
+    # A lint check's fix may edit test code like any code.
+    assert changed_tests(recognise_check("ruff check .", {}), "", ["tests/test_mod.py"]) == []
 
 
 def _session(tmp_path: Path, between: list[dict]) -> Path:

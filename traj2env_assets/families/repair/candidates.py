@@ -10,8 +10,17 @@ output describes exactly that state. A run with no recorded outcome (no exit cod
 and no runner summary, e.g. a log cut before its tool result) is neither: it breaks
 the pair of its check.
 
+A fix that also edits the check's tests is kept, the way SWE-bench treats a pull request
+with its tests: the task's tests are the session's final test files (their content at
+the passing run), its reference the rest of the change (``test_paths`` lists the test
+files the fix changed; ``task`` and ``family`` say how it is verified and calibrated).
+
 Skip reasons of this stage (exact strings):
-- ``fix_changes_check_config``: the fix edits the check's configuration or its tests.
+- ``fix_changes_check_config``: the fix edits the check's configuration (pytest/tox/setup.cfg,
+  conftest.py, the check sections of pyproject.toml, package.json scripts, tsconfig, linter
+  config).
+- ``fix_changes_only_tests``: the fix edits only the check's tests: no code was fixed (the
+  session made the check pass by changing what it expects).
 - ``fix_files_lost``: a file the fix touched is lost in the replay (its content is unknown).
 - ``no_file_changes``: the same files failed and then passed (flaky or environmental).
 - ``duplicate``: the same fix was already found in this trajectory.
@@ -25,12 +34,16 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from traj2env_assets.checks import CheckCommand, parse_check_result, recognise_check
-from traj2env_assets.families.contract import Drop, MinedCandidate
-from traj2env_assets.families.repair.check_config import config_changes
+from traj2env_assets.families.contract import Drop, Fact, MinedCandidate
+from traj2env_assets.families.repair.check_config import changed_tests, config_changes
+from traj2env_assets.harbor.task_spec import TESTS_FROM_SESSION_FINAL
 from traj2env_assets.replay import ReplayRecord, ShellCommand
 from traj2env_assets.sources import safe_key
 
-CandidateReason = Literal["fix_changes_check_config", "fix_files_lost", "no_file_changes", "duplicate"]
+CandidateReason = Literal[
+    "fix_changes_check_config", "fix_changes_only_tests", "fix_files_lost", "no_file_changes", "duplicate"
+]
+
 
 
 class RepairCandidate(BaseModel):
@@ -57,22 +70,45 @@ class RepairCandidate(BaseModel):
     lost_files: list[str] = Field(default_factory=list)
     """Files lost at the failing run (absent from the environment)."""
     config_paths: list[str] = Field(default_factory=list)
+    test_paths: list[str] = Field(default_factory=list)
+    """Test files the fix changed, added or deleted: the task's tests are then the session's
+    final ones (``start_files``) and its reference the rest of the fix."""
+
+    @property
+    def solution_files(self) -> dict[str, str]:
+        """The reference: what the fix changed outside the tests."""
+        return {path: text for path, text in self.fixed_files.items() if path not in self.test_paths}
+
+    @property
+    def solution_deleted(self) -> list[str]:
+        return [path for path in self.deleted_files if path not in self.test_paths]
+
+    @property
+    def start_files(self) -> dict[str, str]:
+        """The project the agent starts from: the code before the fix, the tests as the fix
+        left them (the project before the failing run when the fix changed no test)."""
+        final_tests = {path: self.fixed_files[path] for path in self.test_paths if path in self.fixed_files}
+        kept = {path: text for path, text in self.project_files.items() if path not in self.test_paths}
+        return kept | final_tests
 
 
 MinedRepair = MinedCandidate[RepairCandidate]
 
 
 def _mined(candidate: RepairCandidate, reason: CandidateReason | None = None, detail: str = "") -> MinedRepair:
+    facts: dict[str, Fact] = {
+        "check": candidate.check.command.strip(),
+        "tool": candidate.check.tool,
+        "failing_ids": candidate.failing_ids,
+        "fixed_paths": sorted([*candidate.fixed_files, *candidate.deleted_files]),
+    }
+    if candidate.test_paths:
+        facts |= {"tests_from": TESTS_FROM_SESSION_FINAL, "tests_changed_by_fix": candidate.test_paths}
     return MinedRepair(
         task_id=candidate.task_id,
         candidate=candidate,
         drop=Drop(reason=reason, detail=detail) if reason else None,
-        facts={
-            "check": candidate.check.command.strip(),
-            "tool": candidate.check.tool,
-            "failing_ids": candidate.failing_ids,
-            "fixed_paths": sorted([*candidate.fixed_files, *candidate.deleted_files]),
-        },
+        facts=facts,
     )
 
 
@@ -133,12 +169,20 @@ def _candidate(
         return _mined(candidate, "fix_files_lost", f"changed but not known in full: {', '.join(newly_lost)}")
     if not fixed and not deleted:
         return _mined(candidate, "no_file_changes", "no project file changed between the failing and the passing run")
-    offending = config_changes(check, before, sorted([*fixed, *deleted]), after)
+    changed = sorted([*fixed, *deleted])
+    offending = config_changes(check, before, changed, after)
     if offending:
         return _mined(
             candidate.model_copy(update={"config_paths": offending}),
             "fix_changes_check_config",
             f"the fix edits {', '.join(offending)}",
+        )
+    tests = changed_tests(check, candidate.cwd, changed)
+    candidate = candidate.model_copy(update={"test_paths": tests})
+    if tests == changed:
+        return _mined(
+            candidate, "fix_changes_only_tests",
+            f"the fix edits only {', '.join(tests)}: no code changed, the session changed what the check expects",
         )
     return _mined(candidate)
 

@@ -1,4 +1,5 @@
-"""Does a fix edit the check's own configuration or its tests? (``fix_changes_check_config``)."""
+"""Which files of a fix configure the check (``fix_changes_check_config``) and which are its
+tests (the task then takes the session's final tests, SWE-bench style: see ``task``)."""
 
 from __future__ import annotations
 
@@ -51,18 +52,20 @@ def _package_json_check_keys(text: str | None) -> object:
     return {key: data.get(key) for key in PACKAGE_JSON_CHECK_KEYS} if isinstance(data, dict) else ("not-object", text)
 
 
-def is_test_file(path: str, check: CheckCommand) -> bool:
+def is_test_file(path: str, check: CheckCommand, cwd: str = "") -> bool:
+    """A test file of a test check: a test path, or a file the check names as a target
+    (``pytest checks/verify.py``; ``cwd`` is the check's directory). Other files under a
+    targeted directory are code (``pytest src/`` runs tests inside the package)."""
     if check.kind != "tests":
         return False
-    if any(path == target.split("::", 1)[0] or path.startswith(target.rstrip("/") + "/") for target in check.targets):
-        return True
-    return is_test_path(path)
+    targets = {posixpath.normpath(posixpath.join(cwd, target.split("::", 1)[0])) for target in check.targets}
+    return path in targets or is_test_path(path)
 
 
 def config_changes(
     check: CheckCommand, before: Mapping[str, str], changed_paths: list[str], after: Mapping[str, str]
 ) -> list[str]:
-    """The changed paths that configure the check or hold its tests (empty: the fix is clean)."""
+    """The changed paths that configure the check (empty: the fix leaves its configuration alone)."""
     offending: list[str] = []
     for path in changed_paths:
         name = posixpath.basename(path)
@@ -72,6 +75,11 @@ def config_changes(
         elif name == "package.json":
             if _package_json_check_keys(before.get(path)) != _package_json_check_keys(after.get(path)):
                 offending.append(path)
-        elif name in CONFIG_FILE_NAMES or _CONFIG_PATTERNS.search(name) or is_test_file(path, check):
+        elif name in CONFIG_FILE_NAMES or _CONFIG_PATTERNS.search(name):
             offending.append(path)
     return offending
+
+
+def changed_tests(check: CheckCommand, cwd: str, changed_paths: list[str]) -> list[str]:
+    """The changed paths that are the check's tests or test support (fixtures, data)."""
+    return [path for path in changed_paths if is_test_file(path, check, cwd)]

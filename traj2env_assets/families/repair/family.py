@@ -5,23 +5,37 @@ it must fail with the same failing tests as recorded (``check_passes_before_fix`
 ``check_fails_differently`` otherwise). A candidate whose check needs a package.json the
 replay never saw is ``dependencies_not_installable``; one whose failures give no test
 ids a verifier can track is ``check_not_verifiable``.
+
+When the fix also edited tests, the image holds the code before the fix with the
+session's final tests, and calibration proves what SWE-bench's FAIL_TO_PASS proves: the
+check fails there, and passes once the reference (the fix without its tests) is applied
+(``check_on_reference``; else ``check_fails_differently``: the session saw it pass). The
+tracked tests are exactly the ones failing before: a recorded failure the final tests no
+longer fail on the old code is no evidence and is not tracked, a test the fix added is
+tracked when it fails there. A failure neither recorded nor in a test file the fix
+changed is ``check_fails_differently``. The instruction then shows that run's output.
 """
 
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from pydantic import BaseModel
 
 from traj2env_assets.checks import parse_check_result
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, LINT_CONTROLS, Control
+from traj2env_assets.docker_engine.controls import (
+    DEFAULT_CONTROLS,
+    LINT_CONTROLS,
+    Control,
+)
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
     CandidateRejected,
     Drop,
+    Fact,
     Family,
     MinedCandidate,
     MiningInput,
@@ -29,23 +43,34 @@ from traj2env_assets.families.contract import (
     ProbeResult,
     TaskSource,
 )
-from traj2env_assets.families.repair.candidates import RepairCandidate, mine_repair_candidates
-from traj2env_assets.families.repair.instruction import failure_excerpt
+from traj2env_assets.families.repair.candidates import (
+    RepairCandidate,
+    mine_repair_candidates,
+)
+from traj2env_assets.families.repair.instruction import (
+    failure_excerpt,
+    repair_instruction,
+)
 from traj2env_assets.families.repair.task import (
     LINT_TOOLS,
     DependenciesNotInstallable,
     UnverifiableCheck,
     repair_task_spec,
+    tracked_test_spec,
+    verifier_test_ids,
 )
-from traj2env_assets.harbor.task_spec import TaskSpec
+from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
 
 CHECK_PROBE = "check"
+# The check's failing ids in the image that the task tracks (final tests only).
+TRACKED_FACT = "tracked_failing_ids"
+REFERENCE_PROBE = "check_on_reference"
 CALIBRATION_TIMEOUT_S = 300
 
 
 class RepairFamily(Family[RepairCandidate, BaseModel]):
     name = "repair"
-    version = "2"
+    version = "3"
     candidate_model = RepairCandidate
     reward_kind = "binary"
 
@@ -69,17 +94,25 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
     def calibration_plan(
         self, candidate: RepairCandidate, spec: TaskSpec, proposal: BaseModel | None
     ) -> CalibrationPlan:
-        return CalibrationPlan(
-            probes=[
-                Probe(
-                    name=CHECK_PROBE,
-                    script=shlex.join(candidate.check.argv) + " 2>&1",
-                    workdir="/workspace/" + candidate.cwd if candidate.cwd else "/workspace",
-                    env={"CI": "1", "NO_COLOR": "1"},
-                    timeout_s=CALIBRATION_TIMEOUT_S,
-                )
-            ]
+        check = Probe(
+            name=CHECK_PROBE,
+            script=shlex.join(candidate.check.argv) + " 2>&1",
+            workdir=f"{WORKSPACE}/{candidate.cwd}" if candidate.cwd else WORKSPACE,
+            env={"CI": "1", "NO_COLOR": "1"},
+            timeout_s=CALIBRATION_TIMEOUT_S,
         )
+        if not candidate.test_paths:
+            return CalibrationPlan(probes=[check])
+        # The same check after the reference is applied over the final tests' project.
+        deleted = " ".join(shlex.quote(f"{WORKSPACE}/{path}") for path in candidate.solution_deleted)
+        reference = check.model_copy(
+            update={
+                "name": REFERENCE_PROBE,
+                "script": (f"rm -rf -- {deleted} && " if deleted else "") + check.script,
+                "files": {f"{WORKSPACE}/{path}": text.encode() for path, text in candidate.solution_files.items()},
+            }
+        )
+        return CalibrationPlan(probes=[check, reference])
 
     def judge_calibration(
         self, candidate: RepairCandidate, results: Mapping[str, ProbeResult]
@@ -96,6 +129,8 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
                 detail="the check in the image ended without an exit code or a runner summary",
             )
             return CalibrationVerdict(drop=drop, facts=facts)
+        if candidate.test_paths:
+            return _judge_final_tests(candidate, result.failing_ids, results[REFERENCE_PROBE], facts)
         if set(result.failing_ids) != set(candidate.failing_ids):
             expected = ", ".join(sorted(candidate.failing_ids)) or "none"
             got = ", ".join(sorted(result.failing_ids)) or "none"
@@ -105,6 +140,51 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
             return CalibrationVerdict(drop=drop, facts=facts)
         return CalibrationVerdict(facts=facts)
 
+    def calibrated_spec(self, candidate: RepairCandidate, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
+        """With the final tests: the tests failing before the fix are tracked, and the
+        instruction shows the check as it fails in the image the agent gets."""
+        if not candidate.test_paths:
+            return spec
+        tracked, excerpt = verdict.facts[TRACKED_FACT], verdict.facts["check_output"]
+        assert isinstance(tracked, list) and isinstance(excerpt, str)  # set by a passed judge_calibration
+        tests = tracked_test_spec(candidate, tracked)
+        return spec.model_copy(
+            update={"tests": tests, "instruction": repair_instruction(candidate, excerpt=excerpt, failing_ids=tracked)}
+        )
+
     def controls(self, candidate: RepairCandidate) -> Sequence[Control]:
         # A lint or type check has no assertions: its own matrix, no assertion controls.
         return LINT_CONTROLS if candidate.check.tool in LINT_TOOLS else DEFAULT_CONTROLS
+
+
+def _judge_final_tests(
+    candidate: RepairCandidate, failing: list[str], reference_run: ProbeResult, facts: dict[str, Fact]
+) -> CalibrationVerdict:
+    """The check failed in the image on the code before the fix with the final tests; the
+    reference run must pass, and every failure must be one the session's evidence covers."""
+    reference = parse_check_result(candidate.check, reference_run.output_tail, reference_run.exit_code)
+    if not reference.passed:
+        facts = {**facts, "reference_check_output": failure_excerpt(reference_run.output_tail)}
+        detail = (
+            "with the fix's code and the final tests the check does not pass in the image (the session saw it "
+            f"pass); failing: {', '.join(reference.failing_ids) or 'no test ids'}"
+        )
+        return CalibrationVerdict(drop=Drop(reason="check_fails_differently", detail=detail), facts=facts)
+    changed = set(candidate.test_paths)
+    files = {test_id: verifier_id.split("::", 1)[0] if verifier_id else None
+             for test_id, verifier_id in zip(failing, verifier_test_ids(candidate, failing), strict=True)}
+    unexplained = [test_id for test_id in failing if test_id not in candidate.failing_ids and files[test_id] not in changed]
+    if unexplained:
+        detail = f"fail in the image but neither failed in the recorded run nor are in a test file the fix changed: {', '.join(unexplained)}"
+        return CalibrationVerdict(drop=Drop(reason="check_fails_differently", detail=detail), facts=facts)
+    untrackable = [test_id for test_id in failing if files[test_id] is None]
+    if not failing or untrackable:
+        detail = f"no test ids the verifier can track among the failures in the image ({', '.join(untrackable) or 'none'})"
+        return CalibrationVerdict(drop=Drop(reason="check_not_verifiable", detail=detail), facts=facts)
+    facts = {
+        **facts,
+        TRACKED_FACT: failing,
+        # Recorded failures the final tests no longer fail on the old code: no evidence.
+        "untracked_recorded_failures": [test_id for test_id in candidate.failing_ids if test_id not in failing],
+    }
+    return CalibrationVerdict(facts=facts)

@@ -1,7 +1,9 @@
 """``instruction.md`` for a repair task: the failing check and what it printed, in the user's voice.
 
 The excerpt comes from the failing run's recorded output (the state before the fix),
-so it never shows the fix itself. Long outputs keep their head (the command's own
+so it never shows the fix itself. When the task's tests are the session's final ones, it
+comes instead from the check run in the image on the code before the fix with those tests
+(calibration): the recorded run saw tests the agent never gets. Long outputs keep their head (the command's own
 summary line is often first) and their tail (the failure summary), with a marker
 where lines were cut.
 """
@@ -40,14 +42,20 @@ def failure_excerpt(output: str) -> str:
     return "\n".join([*lines[:EXCERPT_HEAD_LINES], f"[… {cut} lines cut …]", *lines[-EXCERPT_TAIL_LINES:]])
 
 
-def repair_instruction(candidate: RepairCandidate) -> str:
+def repair_instruction(
+    candidate: RepairCandidate, excerpt: str | None = None, failing_ids: list[str] | None = None
+) -> str:
+    """The recorded failure, or the ``excerpt`` (``failure_excerpt``) and ``failing_ids`` of
+    another run of the check."""
+    output = failure_excerpt(candidate.failure_output) if excerpt is None else excerpt
+    ids = candidate.failing_ids if failing_ids is None else failing_ids
     where = f"`/workspace/{candidate.cwd}`" if candidate.cwd else "`/workspace`"
-    fence = "````" if "```" in candidate.failure_output else "```"
+    fence = "````" if "```" in output else "```"
     lint = candidate.check.tool in ("ruff", "mypy")
     failing = ""
-    if candidate.failing_ids:
-        shown = candidate.failing_ids[:10]
-        more = f"\n- … and {len(candidate.failing_ids) - len(shown)} more" if len(candidate.failing_ids) > len(shown) else ""
+    if ids:
+        shown = ids[:10]
+        more = f"\n- … and {len(ids) - len(shown)} more" if len(ids) > len(shown) else ""
         heading = "These are reported" if lint else "These fail"
         failing = f"{heading}:\n\n" + "\n".join(f"- `{test_id}`" for test_id in shown) + more + "\n\n"
     if lint:
@@ -68,7 +76,7 @@ def repair_instruction(candidate: RepairCandidate) -> str:
         )
     return (
         f"When I run `{candidate.check.command.strip()}` in {where}, it fails. This is what it printed:\n\n"
-        f"{fence}\n{failure_excerpt(candidate.failure_output)}\n{fence}\n\n"
+        f"{fence}\n{output}\n{fence}\n\n"
         f"{failing}"
         f"{rules}"
     )

@@ -10,6 +10,17 @@ them in each runner's own words; this module turns them into the verifier's ids:
   ``<test file>::<name>``, the file being the project test file that declares the name
   (nested tests: ``<file>::<suite> > <test>``, as the verifier's reporter names them).
 
+A fix that also edited the check's tests (``RepairCandidate.test_paths``) is taken the way
+SWE-bench takes a pull request with its tests: the task's tests are the session's final
+test files, its reference (``solution/``) the rest of the fix. The agent starts from the
+code before the fix *with the final tests in place*: a repair task's tests are its only
+statement of what is expected (there is no issue text, as SWE-bench has), and a task hiding
+a test the session corrected (a wrong expected value, say) would ask for behaviour the
+agent cannot know, or lead it to satisfy the old, wrong test. This is what every repair
+task does: the tests the verifier runs (restored from the pristine image) are the ones
+the agent sees. The tests tracked are the ones calibration finds failing on the code
+before the fix with these tests (``family``).
+
 Dependencies are installed at build time from what the project declares, pinned to the
 trajectory's time: npm with ``--before``; Python packages (requirements files, pyproject
 and setup.cfg dependencies, plus the check's own tool) resolved on the host by uv with
@@ -29,11 +40,15 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, Field
 
-from traj2env_assets.dependencies import DependencyResolutionError, build_wheelhouse, declared_requirements
+from traj2env_assets.dependencies import (
+    DependencyResolutionError,
+    build_wheelhouse,
+    declared_requirements,
+)
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.instruction import repair_instruction
 from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")
 _JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[cm]?js$|-test\.[cm]?js$|_test\.[cm]?js$")
@@ -111,12 +126,13 @@ def _within_check_dir(candidate: RepairCandidate, targets: list[str]) -> list[st
 
 def _node_test_files(candidate: RepairCandidate) -> list[str]:
     """The files ``node --test`` runs: its explicit targets, else the project's test files."""
-    explicit = [target for target in candidate.check.targets if target in candidate.project_files]
+    files = candidate.start_files
+    explicit = [target for target in candidate.check.targets if target in files]
     if explicit:
         return _within_check_dir(candidate, explicit)
     prefix = f"{candidate.cwd}/" if candidate.cwd else ""
     return sorted(
-        path for path in candidate.project_files
+        path for path in files
         if path.startswith(prefix) and "node_modules/" not in path and _JS_TEST_FILE.search(path)
     )
 
@@ -152,36 +168,51 @@ def _lint_spec(candidate: RepairCandidate) -> VerifierSpec:
     )
 
 
-def tracked_test_spec(candidate: RepairCandidate) -> VerifierSpec:
-    """The verifier runs the recorded check's tests; every one must pass and the recorded
-    failures must be among them (reward mode ``check``)."""
-    files = candidate.project_files
+def verifier_test_ids(candidate: RepairCandidate, failing_ids: list[str]) -> list[str | None]:
+    """Each of the check's failing ids as the verifier's id (``<project file>::<name>``), or
+    None where it names no test of the project the agent starts with."""
+    files = candidate.start_files
+    tool = candidate.check.tool
+    if tool == "pytest":
+        return [_within_check_dir(candidate, [test_id])[0] if "::" in test_id else None for test_id in failing_ids]
+    if tool == "unittest":
+        return [_unittest_to_pytest(test_id, set(files)) for test_id in failing_ids]
+    if _node_test_runner(candidate):
+        located = [(_node_test_file(name, files), name) for name in failing_ids]
+        return [f"{path}::{name}" if path else None for path, name in located]
+    return [None for _ in failing_ids]
+
+
+def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None = None) -> VerifierSpec:
+    """The verifier runs the recorded check's tests; every one must pass and the failures
+    (``failing_ids``, by default the recorded ones) must be among them (reward mode ``check``)."""
+    files = candidate.start_files
     tool = candidate.check.tool
     if tool in LINT_TOOLS:
         return _lint_spec(candidate)
-    python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
-    if tool == "pytest" and candidate.failing_ids and all("::" in test_id for test_id in candidate.failing_ids):
+    ids = candidate.failing_ids if failing_ids is None else failing_ids
+    tracked = verifier_test_ids(candidate, ids)
+    if candidate.test_paths and failing_ids is None:
+        # Final tests: until calibration names the failing ones, the recorded failures
+        # they still hold stand in (a test the fix renamed or removed is gone).
+        tracked = [test_id for test_id in tracked if test_id]
+    # Test files only the check's own words name (``pytest checks/verify.py``): the final
+    # version returns from the pristine image like every test path.
+    restored = [path for path in candidate.test_paths if path in files and not is_test_path(path)]
+    if tracked and all(tracked):
+        if tool in ("pytest", "unittest"):
+            python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
+            return VerifierSpec(
+                runner="pytest", tracked_test_ids=tracked, pytest_config=pytest_config_path(files),  # type: ignore[arg-type]
+                run_targets=python_targets, config_paths=restored, reward="check",
+            )
         return VerifierSpec(
-            runner="pytest", tracked_test_ids=_within_check_dir(candidate, candidate.failing_ids),
-            pytest_config=pytest_config_path(files), run_targets=python_targets, reward="check",
+            runner="node", tracked_test_ids=tracked, run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
+            config_paths=restored, reward="check",
         )
-    if tool == "unittest" and candidate.failing_ids:
-        converted = [_unittest_to_pytest(test_id, set(files)) for test_id in candidate.failing_ids]
-        if all(converted):
-            return VerifierSpec(
-                runner="pytest", tracked_test_ids=converted, pytest_config=pytest_config_path(files),  # type: ignore[arg-type]
-                run_targets=python_targets, reward="check",
-            )
-    if _node_test_runner(candidate) and candidate.failing_ids:
-        located = [(_node_test_file(name, files), name) for name in candidate.failing_ids]
-        if all(path for path, _ in located):
-            return VerifierSpec(
-                runner="node", tracked_test_ids=[f"{path}::{name}" for path, name in located],
-                run_targets=_node_test_files(candidate), reward="check",
-            )
     raise UnverifiableCheck(
         f"{candidate.check.tool} check: no failing test ids that the verifier can track "
-        f"(recorded: {', '.join(candidate.failing_ids[:5]) or 'none'})"
+        f"(recorded: {', '.join(ids[:5]) or 'none'})"
     )
 
 
@@ -270,6 +301,7 @@ def repair_task_spec(
     require_manifest(candidate)
     tests = tracked_test_spec(candidate)
     environment = environment_plan(candidate, wheelhouse_dir)
+    solution = candidate.solution_files
     return TaskSpec(
         family="repair",
         task_id=candidate.task_id,
@@ -278,11 +310,12 @@ def repair_task_spec(
         base_image="python" if candidate.check.language == "python" else "node",
         dependency_lines=environment.lines,
         context_files=environment.context_files,
-        project_files={path: content.encode() for path, content in candidate.project_files.items()},
-        solution_files={path: content.encode() for path, content in candidate.fixed_files.items()},
-        solution_deleted=candidate.deleted_files,
+        project_files={path: content.encode() for path, content in candidate.start_files.items()},
+        solution_files={path: content.encode() for path, content in solution.items()},
+        solution_deleted=candidate.solution_deleted,
         tests=tests,
         source_trace=source_trace,
         source_model=source_model,
         tags=[candidate.check.tool, candidate.check.kind, *(["no-assertion-controls"] if tests.runner == "lint" else [])],
+        tests_changed_by_fix=candidate.test_paths,
     )
