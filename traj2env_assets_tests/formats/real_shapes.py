@@ -448,7 +448,8 @@ CODEX_CWD = "/redacted/path/0a1b2c3d4e"
 def codex_redacted(path: Path) -> Path:
     """localpush-codex rollouts: every text, argument, patch and output replaced by
     ``[REDACTED_* len=N sha=…]``; kept are the line types, call ids and tool names
-    (``exec_command``, ``apply_patch`` as a custom tool call, ``write_stdin``)."""
+    (``exec_command``, ``apply_patch`` as a custom tool call, ``write_stdin``), with the
+    reasoning items, event messages, a ``web_search_call`` and a ``compacted`` line between."""
     lines = [
         codex_line(
             "session_meta",
@@ -526,7 +527,59 @@ def codex_redacted(path: Path) -> Path:
                     },
                 )
             )
+    lines[4:4] = [
+        codex_line(
+            "response_item",
+            {
+                "type": "reasoning",
+                "summary": [
+                    {
+                        "type": "summary_text",
+                        "text": "[REDACTED_TEXT len=30 sha=77aa88bb]",
+                    }
+                ],
+            },
+        ),
+        codex_line("event_msg", {"type": "token_count", "info": None}),
+        codex_line(
+            "event_msg",
+            {"type": "agent_message", "message": "[REDACTED_TEXT len=12 sha=99cc00dd]"},
+        ),
+        codex_line("response_item", {"type": "web_search_call", "status": "completed"}),
+        codex_line("compacted", {"message": "", "replacement_history": []}),
+    ]
     return write_jsonl(path, lines)
+
+
+def claude_images(path: Path) -> Path:
+    """images-in-user-messages.jsonl (CC 2.1.22): the user pasted images (base64 ``image``
+    blocks beside the text of the same message)."""
+    session = _ClaudeSession(
+        "0e1d1e5a-0000-4000-8000-0000000013a9", "2.1.22", "claude-opus-4-5-20251101"
+    )
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": pixel},
+    }
+    session._add(
+        "user",
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "This screenshot shows the bug."},
+                image,
+            ],
+        },
+    )
+    session.call(
+        "toolu_img1",
+        "Read",
+        {"file_path": f"{CLAUDE_CWD}/conftest.py"},
+        "Looking.",
+        numbered(CONFTEST),
+    )
+    return _write_with_comments(path, session.lines, "images in user messages")
 
 
 WRITERS = {
@@ -535,6 +588,7 @@ WRITERS = {
     "claude-repeated-history.jsonl": claude_repeated_history,
     "pi-legacy-compaction.jsonl": pi_legacy_compaction,
     "codex-redacted.jsonl": codex_redacted,
+    "claude-images.jsonl": claude_images,
 }
 
 
