@@ -186,7 +186,8 @@ def main() -> int:
     report = RunReport.model_validate_json(report_path.read_text(encoding="utf-8"))
     console = Console(width=200)
     console.print(f"report: {report_path}  ({len(report.inputs)} inputs, {len(report.rejected_inputs)} rejected)")
-    shown = [family for family in families if any(c.family == family for c in report.candidates)] or families
+    # The families asked for (a family with no candidate shows its zeros), then any other the run mined.
+    shown = list(dict.fromkeys([*families, *(candidate.family for candidate in report.candidates)]))
     console.print(funnel_table(report, shown))
     console.print(reasons_table(drop_reasons(report)))
     console.print(fidelity_table(report.inputs))
