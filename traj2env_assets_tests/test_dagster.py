@@ -84,7 +84,7 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
     logs = [
         real_shapes.codex_redacted(source / "codex.jsonl"),
         real_shapes.pi_legacy_compaction(source / "pi.jsonl"),
-        real_shapes.claude_repeated_history(source / "history.jsonl"),
+        real_shapes.claude_images(source / "images.jsonl"),
         real_shapes.claude_read_variants(source / "reads.jsonl"),
     ]
     expected_steps = sorted(convert_source(log).record.steps for log in logs)
