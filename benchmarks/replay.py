@@ -34,8 +34,11 @@ from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import trajectory_json
 from traj2env_assets.replay import ReplayRecord, write_record
 from traj2env_assets.replay.stage import replay_file
+from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
-REAL_FIXTURE = Path(__file__).parents[1] / "traj2env_assets_tests" / "fixtures" / "real" / "pi-mono" / "before-compaction.jsonl"
+# The largest real log: outside the repository (traj2env_assets_tests/corpus), None where absent.
+REAL_FOLDER = corpus_folder("real")
+REAL_FIXTURE = REAL_FOLDER / "pi-mono" / "before-compaction.jsonl" if REAL_FOLDER else None
 ROOT = "/bench/project"
 FILES = 200
 COMMANDS = 5_000
@@ -155,6 +158,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "trajectory.json"
         if scenario == "real":
+            if REAL_FIXTURE is None:
+                print(f"real scenario left out: {missing_reason('real')}")
+                return
             converted = convert_source(REAL_FIXTURE)
             assert converted.trajectory is not None
             source.write_text(trajectory_json(converted.trajectory), encoding="utf-8")

@@ -12,8 +12,9 @@ and seconds per file (the script's own timing, and wall time with interpreter st
   initial state), and each project's initial state (``buggy/``) as the pristine of its final
   state (``fixed/``), which is what the verifier compares for the sample tasks' references.
 - real: every version of every Python/JS/TS file that replay rebuilds from the real agent
-  logs in ``traj2env_assets_tests/fixtures/real/`` (files the sessions wrote, and those they
-  read in full, which widens the honest corpus), scanned as new code.
+  logs in ``../shared/fixtures/real/`` (files the sessions wrote, and those they read in
+  full, which widens the honest corpus), scanned as new code; left out, with a note, where
+  that folder is absent (``traj2env_assets_tests/corpus``).
 
 The expected figure is 0 findings everywhere; the test suite asserts it.
 
@@ -39,11 +40,11 @@ from pathlib import Path
 
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.replay import FileEvent, ReplayRecord, replay_trajectory, write_record
+from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 VERIFIER_FILES = REPOSITORY / "traj2env_assets" / "harbor" / "verifier_files"
 PROJECTS = REPOSITORY / "examples" / "projects"
-REAL_FIXTURES = REPOSITORY / "traj2env_assets_tests" / "fixtures" / "real"
 CODE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 HOSTILE_BYTES = 2 * 1024 * 1024 - 100
 
@@ -137,19 +138,19 @@ def rebuilt_versions(source: Path, work: Path) -> dict[str, list[str]]:
     return {path: [record.content(digest) for digest in digests] for path, digests in versions.items()}
 
 
-def real_comparisons(work: Path) -> Iterator[Comparison]:
+def real_comparisons(work: Path, real: Path) -> Iterator[Comparison]:
     """One tree per log; the k-th version of each file goes under ``version-k/``, which keeps
     each file's directory layout (what module shadowing and test-file detection look at)."""
     empty = work / "empty"
     empty.mkdir(exist_ok=True)
-    for source in sorted(p for p in REAL_FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md"):
+    for source in sorted(p for p in real.rglob("*") if p.is_file() and p.name != "SOURCES.md"):
         tree = work / "real" / source.name
         for path, contents in rebuilt_versions(source, work).items():
             for index, content in enumerate(contents):
                 (tree / f"version-{index}" / path).parent.mkdir(parents=True, exist_ok=True)
                 (tree / f"version-{index}" / path).write_text(content, encoding="utf-8")
         if tree.is_dir():
-            yield Comparison(str(source.relative_to(REAL_FIXTURES)), empty, tree)
+            yield Comparison(str(source.relative_to(real)), empty, tree)
 
 
 def measure(comparisons: Iterator[Comparison], work: Path) -> dict[str, Figures]:
@@ -166,7 +167,12 @@ def measure(comparisons: Iterator[Comparison], work: Path) -> dict[str, Figures]
 
 
 def corpora(work: Path) -> dict[str, dict[str, Figures]]:
-    return {"samples": measure(sample_comparisons(work), work), "real": measure(real_comparisons(work), work)}
+    """The samples, and the real logs when ``../shared/fixtures/real`` exists."""
+    results = {"samples": measure(sample_comparisons(work), work)}
+    real = corpus_folder("real")
+    if real is not None:
+        results["real"] = measure(real_comparisons(work, real), work)
+    return results
 
 
 def hostile_seconds(work: Path) -> dict[str, float]:
@@ -198,6 +204,8 @@ def main() -> int:
                 print(f"{name:38} {seconds:6.2f} s")
             return 0
         results = corpora(Path(temporary))
+    if "real" not in results:
+        print(f"real corpus left out: {missing_reason('real')}")
     total_findings = 0
     for corpus, by_script in results.items():
         for script, figures in by_script.items():

@@ -1,5 +1,5 @@
-"""Shared test fixtures: the real agent logs copied from the public sources in fixtures/real/SOURCES.md,
-a local fake of the LLM providers' HTTP APIs, and the main command's run on the bundled samples.
+"""Shared test fixtures: a local fake of the LLM providers' HTTP APIs, and the main command's run
+on the bundled samples.
 
 The suite runs on two pytest-xdist workers (``make test``: ``-n 2 --dist loadscope``). Each
 test module is one work unit (module fixtures, such as the compose deployment, are made
@@ -12,7 +12,6 @@ be using one.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import docker
 import pytest
@@ -24,13 +23,6 @@ from traj2env_assets_tests import timings
 from traj2env_assets_tests.example_run import ExampleRun, run_examples
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 from traj2env_assets_tests.scheduling import ModuleScheduling
-
-REAL_FIXTURES = Path(__file__).parent / "fixtures" / "real"
-
-
-@pytest.fixture
-def real_fixtures() -> Path:
-    return REAL_FIXTURES
 
 
 @pytest.fixture

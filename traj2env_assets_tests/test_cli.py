@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import warnings
 from pathlib import Path
 
@@ -13,7 +12,7 @@ import yaml
 
 from traj2env_assets.cli import dagster_home, main
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 
 
 def _write_config(tmp_path: Path, source: Path, options: str = "families: [repair]") -> Path:
@@ -72,8 +71,9 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
 ) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
-    shutil.copy(REAL_FIXTURES / "atif-make-fixtures" / "atbench.json", source)
+    real_shapes.claude_edit_variants(source / "edit-tool-variants.jsonl")
+    # A dataset export, not an agent log (shaped like ATBench rows).
+    (source / "atbench.json").write_text(json.dumps([{"id": "r1", "trajectory": [{"role": "user", "content": "hi"}], "label": "safe"}]))
     (source / "empty.jsonl").write_text("")
     config = _write_config(tmp_path, source)
     cwd = tmp_path / "cwd"

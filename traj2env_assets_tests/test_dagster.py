@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,17 +13,23 @@ import pytest
 
 from traj2env_assets.definitions import build_definitions, defs
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import pool_limits
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.jobs import REPORT_JOB
-from traj2env_assets.defs.sensors import SENSORS_ENV, default_sensor_status, report_refresh_sensor, trajectory_folder_sensor
+from traj2env_assets.defs.sensors import (
+    SENSORS_ENV,
+    default_sensor_status,
+    report_refresh_sensor,
+    trajectory_folder_sensor,
+)
+from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 
-# The partition key of session-share/edit-tool-variants.jsonl (its session id).
-EDIT_TOOL_VARIANTS_KEY = "claude-code-1656b075-7af5-4b06-a123-1330c620f60c"
+# The partition key of the Claude Code edit-variants log (its session id).
+EDIT_TOOL_VARIANTS_KEY = f"claude-code-{real_shapes.CLAUDE_EDIT_SESSION}"
 
 
 def _config(tmp_path: Path, source: Path) -> Path:
@@ -54,7 +59,7 @@ def test_definitions_load() -> None:
 def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    shutil.copy(REAL_FIXTURES / "pi-mono" / "large-session.jsonl", source)
+    log = real_shapes.pi_legacy_compaction(source / "session.jsonl")
     workspace = Workspace(root=tmp_path / "ws")
     key = register_sources(workspace, source).new[0]
     instance = dg.DagsterInstance.ephemeral()
@@ -67,14 +72,23 @@ def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
     verdict = json.loads((workspace.root / "scan" / key / "verdict.json").read_text())
     assert verdict["outcome"] == "clean"
     meta = result.asset_materializations_for_node("trajectory_atif")[0].metadata
-    assert meta["format"].value == "pi" and meta["steps"].value == 541 and meta["cached"].value is False
+    steps = convert_source(log).record.steps
+    assert meta["format"].value == "pi" and meta["steps"].value == steps > 0 and meta["cached"].value is False
     rerun = dg.materialize([trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
     assert rerun.asset_materializations_for_node("trajectory_atif")[0].metadata["cached"].value is True
 
 
 def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
     workspace = Workspace(root=tmp_path / "ws")
-    source = REAL_FIXTURES / "localpush-codex"
+    source = tmp_path / "src"
+    logs = [
+        real_shapes.codex_redacted(source / "codex.jsonl"),
+        real_shapes.pi_legacy_compaction(source / "pi.jsonl"),
+        real_shapes.claude_images(source / "images.jsonl"),
+        real_shapes.claude_read_variants(source / "reads.jsonl"),
+    ]
+    expected_steps = sorted(convert_source(log).record.steps for log in logs)
+    assert len(set(expected_steps)) == len(logs)  # each partition's own figure is told apart
     keys = register_sources(workspace, source).new
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, keys)
@@ -90,7 +104,7 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("trajectory_atif"), asset_partitions=[key]), limit=1
         ).records[0]
         steps[key] = record.asset_materialization.metadata["steps"].value
-    assert sorted(steps.values()) == sorted({10, 18, 142, 167})
+    assert sorted(steps.values()) == expected_steps
     for asset in ("trajectory_atif", "scan_verdict", "replay_record", "repair_candidates"):
         ranged = {key: _data_version(instance, asset, key) for key in keys}
         assert len(set(ranged.values())) == len(keys), f"{asset}: partitions share a data version"
@@ -134,7 +148,7 @@ def _tick(instance: dg.DagsterInstance, resources: dict, cursor: str | None) -> 
 
 def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     source, instance, resources = sensor_setup
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    real_shapes.claude_edit_variants(source / "one.jsonl")
     first = _tick(instance, resources, None)
     assert [request.partition_key for request in first.run_requests] == [EDIT_TOOL_VARIANTS_KEY]
     assert first.dynamic_partitions_requests[0].partition_keys == [EDIT_TOOL_VARIANTS_KEY]
@@ -154,7 +168,7 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
 
 def test_sensor_adopts_a_partition_someone_else_added_and_launches_its_changes(sensor_setup) -> None:
     source, instance, resources = sensor_setup
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    real_shapes.claude_edit_variants(source / "one.jsonl")
     key = EDIT_TOOL_VARIANTS_KEY
     instance.add_dynamic_partitions(trajectories.name, [key])  # as the UI, GraphQL or the CLI does
     first = _tick(instance, resources, None)
@@ -190,7 +204,7 @@ def test_report_sensor_requests_the_report_job_after_each_successful_pipeline_ru
 def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source / "one.jsonl")
+    real_shapes.claude_edit_variants(source / "one.jsonl")
     key = EDIT_TOOL_VARIANTS_KEY
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, [key])
@@ -211,7 +225,7 @@ def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:
 def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
+    real_shapes.claude_edit_variants(source / "edit-tool-variants.jsonl")
     workspace = Workspace(root=tmp_path / "ws")
     key = register_sources(workspace, source).new[0]
     home = tmp_path / "home"

@@ -11,11 +11,11 @@ from traj2env_assets import scan_gate
 from traj2env_assets.config import ConfigError, load_run_config
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import convert_partition
+from traj2env_assets.report import input_record
 from traj2env_assets.scan_gate import scan_trajectory
 from traj2env_assets.sources import register_sources
-from traj2env_assets.report import input_record
 from traj2env_assets.workspace import Workspace
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.logs import codex_line, write_jsonl
 
 
@@ -80,12 +80,9 @@ def test_disabled_and_absent_are_distinguishable() -> None:
     assert scan_trajectory(doc).outcome == "clean"
 
 
-@pytest.mark.parametrize(
-    "relative",
-    ["pi-mono/before-compaction.jsonl", "session-share/general-tool-calls.jsonl", "session-share/edit-tool-variants.jsonl"],
-)
-def test_ordinary_real_sessions_pass_the_gate(relative: str) -> None:
-    trajectory = convert_source(REAL_FIXTURES / relative).trajectory
+@pytest.mark.parametrize("name", sorted(real_shapes.WRITERS))
+def test_sessions_of_the_real_shapes_pass_the_gate(tmp_path: Path, name: str) -> None:
+    trajectory = convert_source(real_shapes.WRITERS[name](tmp_path / name)).trajectory
     verdict = scan_trajectory(trajectory.model_dump(mode="json", exclude_none=True))
     assert verdict.outcome == "clean", verdict.blocking_ids
 
@@ -93,7 +90,7 @@ def test_ordinary_real_sessions_pass_the_gate(relative: str) -> None:
 def test_an_unchanged_trajectory_is_not_scanned_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = tmp_path / "src"
     source.mkdir()
-    shutil.copy(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl", source)
+    real_shapes.claude_edit_variants(source / "edit-tool-variants.jsonl")
     workspace = Workspace(root=tmp_path / "ws")
     [key] = register_sources(workspace, source).new
     convert_partition(workspace, key)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from traj2env_assets.sources import register_sources, safe_key
 from traj2env_assets.workspace import Workspace
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.logs import claude_line, write_jsonl
 
 
@@ -23,13 +23,15 @@ def test_keys_are_always_safe(text: str) -> None:
     assert safe_key(text) == key
 
 
-def test_real_fixture_keys_are_readable_and_stable(tmp_path: Path) -> None:
-    first = register_sources(Workspace(root=tmp_path / "a"), REAL_FIXTURES)
-    second = register_sources(Workspace(root=tmp_path / "b"), REAL_FIXTURES)
+def test_keys_of_the_real_shapes_are_their_session_ids_and_stable(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    real_shapes.write_all(source)
+    first = register_sources(Workspace(root=tmp_path / "a"), source)
+    second = register_sources(Workspace(root=tmp_path / "b"), source)
     assert first.new == second.new
-    assert "pi-ffae836b-9420-4060-ac13-7745215f90ff" in first.new
-    assert "codex-019c8a4c-ed82-79a1-aa28-7738fc5ab61a" in first.new
-    assert "claude-code-1656b075-7af5-4b06-a123-1330c620f60c" in first.new
+    assert f"pi-{real_shapes.PI_SESSION}" in first.new
+    assert f"codex-{real_shapes.CODEX_SESSION}" in first.new
+    assert f"claude-code-{real_shapes.CLAUDE_EDIT_SESSION}" in first.new
 
 
 def test_collision_gets_a_content_hash_and_reruns_keep_keys(tmp_path: Path) -> None:

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import (
-    DependenciesNotInstallable,
     UnverifiableCheck,
     repair_task_spec,
 )
-from traj2env_assets_tests.conftest import REAL_FIXTURES
-from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
+from traj2env_assets_tests.families.conftest import EXAMPLES
 
 FORMATS = {"atif": ".json", "claude-code": ".jsonl", "codex": ".jsonl", "pi": ".jsonl"}
 EXPECTED = {
@@ -80,16 +76,6 @@ def test_unittest_and_node_ids_map_to_verifier_ids(sample_record) -> None:
         "test/wordfreq.test.js::countWords ignores case",
         "test/wordfreq.test.js::topWords orders by count, then alphabetically",
     ]
-
-
-def test_real_pi_mono_check_is_found_and_dropped_for_its_dependencies(tmp_path: Path) -> None:
-    record = record_for(REAL_FIXTURES / "pi-mono" / "before-compaction.jsonl", tmp_path / "r")
-    candidates = mine_repair_candidates(record, "pi-mono")
-    assert [c.candidate.check.script for c in candidates] == ["check", "check", "check"]
-    assert [c.drop and c.drop.reason for c in candidates] == [None, None, "fix_files_lost"]
-    assert "packages/coding-agent/src/session-manager.ts" in candidates[2].drop.detail
-    with pytest.raises(DependenciesNotInstallable, match="package.json"):
-        repair_task_spec(candidates[0].candidate, source_trace="pi-mono", source_model=None, org="local")
 
 
 def test_check_without_tracked_ids_is_not_verifiable(sample_record) -> None:

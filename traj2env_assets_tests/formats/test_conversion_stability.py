@@ -1,7 +1,7 @@
 """Conversion output is pinned: the same input must give the same bytes.
 
-Speed work on the converters must not change what they emit. Every real fixture and
-bundled example is converted, and so are damaged copies of the ``.jsonl`` ones that
+Speed work on the converters must not change what they emit. Every real shape
+(``real_shapes.py``: logs of our own making) and bundled example is converted, and so are damaged copies of the ``.jsonl`` ones that
 exercise the line reader (junk and unknown lines, CRLF endings, padded lines, a
 truncated tail) and the examples under each forced format. The SHA-256 of each written
 trajectory (as ``stage.py`` writes it) and record is compared with
@@ -25,9 +25,9 @@ import pytest
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import loads_like_stdlib
 from traj2env_assets.formats.stage import trajectory_json
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 
-REPO = REAL_FIXTURES.parents[2]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "trajectories"
 DIGESTS = Path(__file__).with_name("conversion_digests.json")
 FORCED_FORMATS = ("atif", "claude-code", "codex", "pi")
@@ -67,10 +67,11 @@ MUTATIONS: dict[str, Callable[[bytes], bytes]] = {
 }
 
 
-def _sources() -> list[Path]:
-    files = [p for p in REAL_FIXTURES.rglob("*") if p.is_file() and p.name != "SOURCES.md"]
-    files += [p for p in EXAMPLES.rglob("*") if p.is_file()]
-    return sorted(files)
+def _sources(scratch: Path) -> dict[str, Path]:
+    """Each input by its digest name: the shapes as ``shapes/<file>``, the examples by repository path."""
+    shapes = {f"shapes/{path.name}": path for path in real_shapes.write_all(scratch / "shapes")}
+    examples = {path.relative_to(REPO).as_posix(): path for path in EXAMPLES.rglob("*") if path.is_file()}
+    return dict(sorted({**shapes, **examples}.items()))
 
 
 def _digest(path: Path, case: str, forced: str) -> str:
@@ -88,8 +89,7 @@ def _digest(path: Path, case: str, forced: str) -> str:
 
 def current_digests(scratch: Path) -> dict[str, str]:
     digests: dict[str, str] = {}
-    for path in _sources():
-        name = path.relative_to(REPO).as_posix()
+    for name, path in _sources(scratch).items():
         digests[name] = _digest(path, name, "auto")
         if path.is_relative_to(EXAMPLES):
             for forced in FORCED_FORMATS:

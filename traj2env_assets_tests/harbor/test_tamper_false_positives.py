@@ -1,5 +1,6 @@
-"""The tamper check reports nothing on honest code (the sample projects and the code replay
-rebuilds from the real agent logs) and cannot be stalled by hostile input;
+"""The tamper check reports nothing on honest code (the sample projects and, where
+``../shared/fixtures/real`` exists, the code replay rebuilds from the real agent logs) and
+cannot be stalled by hostile input;
 benchmarks/tamper_false_positives.py prints the figures."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from traj2env_assets_tests.corpus import corpus_folder
 
 BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "tamper_false_positives.py"
 
@@ -28,8 +31,10 @@ def load_benchmark() -> ModuleType:
 def test_no_findings_on_sample_projects_or_real_session_code(tmp_path: Path) -> None:
     results = load_benchmark().corpora(tmp_path)
     scanned = {(corpus, script): figures.files_scanned for corpus, by_script in results.items() for script, figures in by_script.items()}
-    # Both scripts really scanned code in both corpora (the real logs hold Python and TypeScript).
-    assert all(count > 0 for count in scanned.values()) and len(scanned) == 4, scanned
+    # Both scripts really scanned code in each corpus (the real logs hold Python and TypeScript).
+    corpora = {"samples"} | ({"real"} if corpus_folder("real") is not None else set())
+    assert set(results) == corpora
+    assert all(count > 0 for count in scanned.values()) and len(scanned) == 2 * len(corpora), scanned
     findings = [finding for by_script in results.values() for figures in by_script.values() for finding in figures.findings]
     assert findings == []
 

@@ -1,8 +1,8 @@
-"""The replay asset behind the real conversion and scan assets, over every real fixture in one range run."""
+"""The replay asset behind the real conversion and scan assets, over every real shape (logs of our own
+making, ``formats/real_shapes.py``) in one range run."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import dagster as dg
@@ -15,12 +15,12 @@ from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
 from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 
 
-def test_every_real_fixture_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_path: Path) -> None:
+def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_path: Path) -> None:
     source = tmp_path / "src"
-    shutil.copytree(REAL_FIXTURES, source, ignore=shutil.ignore_patterns("*.md"))
+    real_shapes.write_all(source)
     config = tmp_path / "config.yaml"
     config.write_text(
         f"source: {{kind: trajectory, path: {source}, format: auto}}\n"
@@ -45,7 +45,7 @@ def test_every_real_fixture_gets_a_replay_outcome_and_fidelity_in_the_report(tmp
         key: ReplayOutcome.model_validate_json(workspace.stage_file("replay", key, "outcome.json").read_text())
         for key in keys
     }
-    assert len(keys) >= 12  # every agent log (pi, Claude Code, Codex, ATIF)
+    assert len(keys) == len(real_shapes.WRITERS)  # every agent log (pi, Claude Code, Codex)
     assert {key: outcome.status for key, outcome in outcomes.items()} == dict.fromkeys(keys, "replayed")
     replayed = list(outcomes)
     report = {record.partition_key: record for record in build_run_report(workspace, keys).inputs}

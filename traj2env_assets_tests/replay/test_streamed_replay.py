@@ -9,11 +9,10 @@ import pytest
 
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import trajectory_json
-from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
-from traj2env_assets.replay import stream
+from traj2env_assets.replay import ReplayRecord, replay_trajectory, stream, write_record
 from traj2env_assets.replay.engine import replay_streamed
 from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_streamed
-from traj2env_assets_tests.conftest import REAL_FIXTURES
+from traj2env_assets_tests.formats import real_shapes
 
 
 def _records(directory: Path) -> tuple[dict, list[str]]:
@@ -23,17 +22,13 @@ def _records(directory: Path) -> tuple[dict, list[str]]:
 
 
 @pytest.mark.parametrize(
-    ("relative", "steps_last"),
-    [
-        ("pi-mono/before-compaction.jsonl", True),
-        ("session-share/general-tool-calls.jsonl", False),
-        ("localpush-codex/rollout-2026-02-23T12-40-23-019c8a4c-ed82-79a1-aa28-7738fc5ab61a.jsonl", True),
-    ],
+    ("name", "steps_last"),
+    [("pi-legacy-compaction.jsonl", True), ("claude-repeated-history.jsonl", False), ("codex-redacted.jsonl", True)],
 )
 def test_streamed_replay_writes_the_same_record(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, relative: str, steps_last: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, steps_last: bool
 ) -> None:
-    trajectory = convert_source(REAL_FIXTURES / relative).trajectory
+    trajectory = convert_source(real_shapes.WRITERS[name](tmp_path / name)).trajectory
     assert trajectory is not None
     path = tmp_path / "trajectory.json"
     # As the conversion stage writes it (steps last), or as ATIF orders it (steps first).
@@ -63,7 +58,7 @@ def test_streamed_replay_writes_the_same_record(
 
 
 def test_steps_before_other_keys_are_read_in_two_passes(tmp_path: Path) -> None:
-    trajectory = convert_source(REAL_FIXTURES / "session-share" / "edit-tool-variants.jsonl").trajectory
+    trajectory = convert_source(real_shapes.claude_edit_variants(tmp_path / "edits.jsonl")).trajectory
     document = trajectory.model_dump(mode="json", exclude_none=True)
     steps = document.pop("steps")
     step_ids = [step.step_id for step in trajectory.steps]
