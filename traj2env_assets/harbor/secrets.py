@@ -155,8 +155,8 @@ def _is_ordinary_digest(relative: str, detector: str, value: str, line: str) -> 
 
 
 def _scan_file(relative: str, path: Path) -> list[_Hit]:
-    with _detect_secrets():
-        found = list(scan_file(str(path)))
+    """One file's hits, values included (call inside :func:`_detect_secrets`)."""
+    found = list(scan_file(str(path)))
     if not found:
         return []
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -195,7 +195,10 @@ def _file_findings(relative: str, path: Path, cache_dir: Path | None) -> list[Se
 
 def scan_task_dir(task_dir: Path, cache_dir: Path | None = None) -> list[SecretFinding]:
     """Every finding in a written task directory (empty: nothing to redact)."""
-    return [finding for relative, path in task_files(task_dir) for finding in _file_findings(relative, path, cache_dir)]
+    with _detect_secrets():
+        return [
+            finding for relative, path in task_files(task_dir) for finding in _file_findings(relative, path, cache_dir)
+        ]
 
 
 def _scan_view(spec: TaskSpec) -> TaskSpec:
@@ -306,7 +309,9 @@ def redact_task_spec(spec: TaskSpec, cache_dir: Path | None = None) -> Redaction
             for relative in sorted({finding.path for finding in findings}):
                 path = task_dir / relative
                 text = path.read_text(encoding="utf-8", errors="replace")
-                for hit in _scan_file(relative, path):
+                with _detect_secrets():
+                    hits = _scan_file(relative, path)
+                for hit in hits:
                     secret, line = _target(hit, text)
                     marker = markers.setdefault(secret, MARKER.format(n=len(markers) + 1))
                     if line is None:

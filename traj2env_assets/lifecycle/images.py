@@ -5,7 +5,8 @@ Planning is cheap and needs no build: the family's task spec is written to
 image of its ``environment/`` is looked up by content hash. Only candidates without an
 image go on to :func:`build_candidate_image`, one Dagster op each. Skip reasons: the
 family's (``CandidateRejected``), ``secret_in_task`` (a secret detector still fires after
-redaction, ``traj2env_assets.harbor.secrets``) and ``image_build_failed``.
+redaction, ``traj2env_assets.harbor.secrets``; also a failed build of an environment the
+redaction changed) and ``image_build_failed``.
 
 The image is a cache of the staged ``environment/``: the Docker stages after this one call
 :func:`with_image_present`, which rebuilds it (same content, same tag) when it left the
@@ -29,7 +30,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import redacted_task_spec, spec_key
+from traj2env_assets.lifecycle.tasks import blamed_on_redaction, redacted_task_spec, spec_key
 from traj2env_assets.workspace import Workspace
 
 LOG_TAIL_CHARS = 4000
@@ -93,7 +94,7 @@ def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: Candi
     try:
         image = engine.build(staged_task_dir(workspace, ref) / "environment")
     except ImageBuildFailedError as exc:
-        return save_status(workspace, status.dropped("image", image_build_drop(exc)))
+        return save_status(workspace, status.dropped("image", blamed_on_redaction(status, image_build_drop(exc))))
     return save_status(workspace, _with_image(status, image))
 
 

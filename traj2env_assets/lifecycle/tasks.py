@@ -38,7 +38,7 @@ def redacted_task_spec(workspace: Workspace, status: CandidateStatus, org: str) 
 
 
 def blamed_on_redaction(status: CandidateStatus, drop: Drop) -> Drop:
-    """A calibration or trial drop of a task whose executed files were redacted: the
+    """An image, calibration or trial drop of a task whose executed files were redacted: the
     redaction may be what broke it, and no check tells, so the candidate is dropped as
     ``secret_in_task`` (with the stage's own verdict in the detail)."""
     files = [path for path in status.image.redacted_files if path not in METADATA_FILES] if status.image else []
