@@ -3,7 +3,8 @@ registered in the test plants keys of the common providers in two candidates of 
 session. Planted in the instruction, they are redacted and the task is still published,
 with no finding left in it; planted in a file the reference solution needs, the redacted
 reference fails (the behaviour gate at calibration, or its trial) and the candidate is dropped as ``secret_in_task``, its detail
-naming the file, never the key."""
+naming the file, never the key; planted where no redaction reaches (a line traj2env
+generates), the candidate is dropped before any image is built."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ NEEDS_THE_KEY = (
 class PlantedCandidate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    plant: Literal["instruction", "reference"]
+    plant: Literal["instruction", "reference", "dockerfile"]
 
 
 class PlantedFamily(ToyFamily):
@@ -57,7 +58,7 @@ class PlantedFamily(ToyFamily):
             MinedCandidate[PlantedCandidate](
                 task_id=f"{source.partition_key}-{plant}".lower(), candidate=PlantedCandidate(plant=plant)
             )
-            for plant in ("instruction", "reference")
+            for plant in ("instruction", "reference", "dockerfile")
         ]
 
     def proposal_request(self, candidate: BaseModel) -> ProposalRequest | None:
@@ -70,7 +71,10 @@ class PlantedFamily(ToyFamily):
             pasted = "\n".join(f"- {provider}: {key}" for provider, (key, _) in sorted(KEYS.items()))
             instruction = f"{toy.instruction}\n\nThe keys from my shell, in case:\n{pasted}\n\n{PEM}"
             return toy.model_copy(update={"task_id": task_id, "instruction": instruction})
-        return toy.model_copy(update={"task_id": task_id, "solution_files": {"greet.py": NEEDS_THE_KEY.encode()}})
+        if candidate.plant == "reference":
+            return toy.model_copy(update={"task_id": task_id, "solution_files": {"greet.py": NEEDS_THE_KEY.encode()}})
+        # A short password in a line traj2env generates: nothing a redaction can edit.
+        return toy.model_copy(update={"task_id": task_id, "dependency_lines": ['ENV DB_PASSWORD="abc1"']})
 
 
 @pytest.fixture
@@ -116,6 +120,11 @@ def test_keys_in_the_instruction_are_redacted_and_published_and_keys_the_referen
             assert dropped["dropped_at"] in ("calibration", "trials")
             assert dropped["detail"].startswith("fails with secrets redacted from solution/files/greet.py; ")
             assert dropped["facts"]["redactions"] == ["solution/files/greet.py:1 (AWS Access Key)"]
+            unreachable = by_plant["dockerfile"]
+            assert (unreachable["reason"], unreachable["dropped_at"]) == (SECRET_IN_TASK, "image")
+            assert unreachable["detail"] == (
+                "a secret detector still fires after redaction: environment/Dockerfile:4 (Secret Keyword)"
+            )
             report_text = json.dumps(run.report())
             assert AWS_KEY_ID not in report_text and KEYS["github"][0] not in report_text
             assert not (run.workspace.root / "trajectory-tasks" / dropped["task_id"]).exists()

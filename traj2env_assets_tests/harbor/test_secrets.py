@@ -150,3 +150,11 @@ def test_publishing_refuses_a_task_a_detector_fires_on(tmp_path: Path) -> None:
     assert list(destination.iterdir()) == [], "nothing lands, not even the copy"
     clean = write_task(python_task("clean"), tmp_path / "staging").path
     assert publish_task(clean, destination, "clean", vet=vet).status == "published"
+
+
+def test_a_finding_redaction_cannot_reach_is_left_for_the_caller_to_drop() -> None:
+    # A short password in a Dockerfile line traj2env generates: no session file to edit.
+    spec = python_task().model_copy(update={"dependency_lines": ['ENV DB_PASSWORD="abc1"']})
+    redaction = redact_task_spec(spec)
+    assert [str(finding) for finding in redaction.remaining] == ["environment/Dockerfile:4 (Secret Keyword)"]
+    assert redaction.redacted_files == []
