@@ -52,6 +52,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from traj2env_assets.harbor import secret_detectors
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.workspace import atomic_write_text
 
 SECRET_IN_TASK = "secret_in_task"
 MARKER = "[REDACTED-SECRET-{n}]"
@@ -185,11 +186,7 @@ def _file_findings(relative: str, path: Path, cache_dir: Path | None) -> list[Se
         return [SecretFinding(path=relative, **item) for item in json.loads(cached.read_text(encoding="utf-8"))]
     findings = [hit.finding for hit in _scan_file(relative, path)]
     if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        rows = [finding.model_dump(exclude={"path"}) for finding in findings]
-        temporary = cached.with_suffix(f".{threading.get_ident()}.tmp")
-        temporary.write_text(json.dumps(rows), encoding="utf-8")
-        temporary.replace(cached)
+        atomic_write_text(cached, json.dumps([finding.model_dump(exclude={"path"}) for finding in findings]))
     return findings
 
 
