@@ -6,6 +6,8 @@ copy left by a publisher killed mid-copy (``kill -9``) is removed by the next pu
 that task.
 An existing task directory with the same id is preserved (``duplicate``), so a rerun
 that fails, or finds the same task again, never deletes or half-writes a published task.
+A ``vet`` check runs on the copy, the exact files about to land; a complaint leaves the
+destination untouched (``refused``).
 """
 
 from __future__ import annotations
@@ -13,17 +15,20 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel
 
-PublishStatus = Literal["published", "duplicate"]
+PublishStatus = Literal["published", "duplicate", "refused"]
 
 
 class PublishOutcome(BaseModel):
     status: PublishStatus
     path: str
+    detail: str = ""
+    """Why ``vet`` refused the task."""
 
 
 _PUBLISHING_SUFFIX = ".publishing"
@@ -51,7 +56,9 @@ def sweep_stale_publishing(destination: Path, task_id: str) -> list[Path]:
     return removed
 
 
-def publish_task(staged: Path, destination: Path, task_id: str) -> PublishOutcome:
+def publish_task(
+    staged: Path, destination: Path, task_id: str, vet: Callable[[Path], str | None] | None = None
+) -> PublishOutcome:
     target = destination / task_id
     if target.exists():
         return PublishOutcome(status="duplicate", path=str(target))
@@ -62,6 +69,9 @@ def publish_task(staged: Path, destination: Path, task_id: str) -> PublishOutcom
     )
     try:
         shutil.copytree(staged, temporary, dirs_exist_ok=True, symlinks=True)
+        refusal = vet(temporary) if vet is not None else None
+        if refusal is not None:
+            return PublishOutcome(status="refused", path=str(target), detail=refusal)
         try:
             # rename(2) onto an existing non-empty directory fails, so a concurrent
             # publisher of the same id cannot be overwritten.

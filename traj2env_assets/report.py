@@ -137,6 +137,14 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
     return record
 
 
+def _facts(status: CandidateStatus) -> dict[str, Fact]:
+    """The family's facts, and where secrets were redacted from the staged task (file:line
+    and detector, never the secret)."""
+    if status.image is None or not status.image.redactions:
+        return status.facts
+    return {**status.facts, "redactions": status.image.redactions}
+
+
 def candidate_record(workspace: Workspace, status: CandidateStatus) -> CandidateRecord:
     evidence = {"candidate": str(candidate_dir(workspace, status.ref) / CANDIDATE_FILE)}
     if status.image is not None:
@@ -155,7 +163,7 @@ def candidate_record(workspace: Workspace, status: CandidateStatus) -> Candidate
         reason=status.drop.reason if status.drop else None,
         detail=status.drop.detail if status.drop else None,
         reward_kind=status.reward_kind,
-        facts=status.facts,
+        facts=_facts(status),
         calibration_facts=status.calibration.facts if status.calibration else {},
         proposal=ProposalSummary(
             prompt=proposal.prompt,

@@ -6,7 +6,8 @@ Probe results are cached per image and plan under
 rerun with an unchanged image runs nothing. The family judges the results every time
 (cheap and deterministic); its drop reason becomes the candidate's. A passed calibration
 restages the task as the family's ``calibrated_spec`` has it (same environment, so the
-image stands), and the trials run on that.
+image stands), and the trials run on that. A candidate whose executed files had secrets
+redacted and that fails here is dropped as ``secret_in_task``: the redaction may be why.
 
 Every Python task also gets the behaviour gate's probe (``traj2env_assets.gate``), whatever
 its family; once the family's own judgement passes, the gate's decides whether the task
@@ -47,7 +48,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import digest_of, task_spec_for
+from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
 CACHE_DIR = "cache/calibration"
@@ -91,7 +92,8 @@ def _judged(
     verdict = family.judge_calibration(candidate, by_name)
     record = CalibrationRecord(key=key, passed=verdict.drop is None, facts=verdict.facts, shared=shared)
     if verdict.drop is not None:
-        return save_status(workspace, status.dropped("calibration", verdict.drop, calibration=record))
+        drop = blamed_on_redaction(status, verdict.drop)
+        return save_status(workspace, status.dropped("calibration", drop, calibration=record))
     spec = task_spec_for(workspace, status, org)
     calibrated = family.calibrated_spec(candidate, spec, verdict)
     if GATE_PROBE in by_name:
@@ -99,7 +101,8 @@ def _judged(
         record = record.model_copy(update={"facts": {**record.facts, **gate.facts}})
         if gate.drop is not None:
             record = record.model_copy(update={"passed": False})
-            return save_status(workspace, status.dropped("calibration", gate.drop, calibration=record))
+            drop = blamed_on_redaction(status, gate.drop)
+            return save_status(workspace, status.dropped("calibration", drop, calibration=record))
     if calibrated != spec:
         if calibrated.project_files != spec.project_files or calibrated.dependency_lines != spec.dependency_lines:
             raise ValueError(f"{family.name}: calibrated_spec changed the environment of {status.task_id}")

@@ -4,7 +4,9 @@ Planning is cheap and needs no build: the family's task spec is written to
 ``<task id>/staging/<task id>/`` (kept as it is when the spec did not change) and the
 image of its ``environment/`` is looked up by content hash. Only candidates without an
 image go on to :func:`build_candidate_image`, one Dagster op each. Skip reasons: the
-family's (``CandidateRejected``) and ``image_build_failed``.
+family's (``CandidateRejected``), ``secret_in_task`` (a secret detector still fires after
+redaction, ``traj2env_assets.harbor.secrets``; also a failed build of an environment the
+redaction changed) and ``image_build_failed``.
 
 The image is a cache of the staged ``environment/``: the Docker stages after this one call
 :func:`with_image_present`, which rebuilds it (same content, same tag) when it left the
@@ -28,7 +30,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import spec_key, task_spec_for
+from traj2env_assets.lifecycle.tasks import blamed_on_redaction, redacted_task_spec, spec_key
 from traj2env_assets.workspace import Workspace
 
 LOG_TAIL_CHARS = 4000
@@ -46,19 +48,25 @@ def _image_record(status: CandidateStatus, image: BuiltImage) -> ImageRecord:
 
 
 def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> CandidateStatus:
-    """Write the candidate's Harbor task (unless the same spec is staged already)."""
+    """Write the candidate's Harbor task, secrets redacted (unless the same spec is staged already)."""
     try:
-        spec = task_spec_for(workspace, status, org)
+        redaction = redacted_task_spec(workspace, status, org)
     except CandidateRejected as rejected:
         # No task, so no staging directory either (an earlier spec may have left one).
         shutil.rmtree(staged_task_dir(workspace, status.ref).parent, ignore_errors=True)
         return save_status(workspace, status.dropped("image", rejected.drop, image=None))
-    key = spec_key(spec)
+    key = spec_key(redaction.spec)
     staged = staged_task_dir(workspace, status.ref)
     if not (status.image and status.image.spec_key == key and staged.is_dir()):
-        write_task(spec, staged.parent)
+        write_task(redaction.spec, staged.parent)
+    record = ImageRecord(
+        spec_key=key,
+        staged_path=str(staged),
+        redactions=[str(finding) for finding in redaction.findings],
+        redacted_files=redaction.redacted_files,
+    )
     # Staged but without an image yet: the candidate has passed the proposal, nothing after it.
-    return save_status(workspace, status.passed("proposal", image=ImageRecord(spec_key=key, staged_path=str(staged))))
+    return save_status(workspace, status.passed("proposal", image=record))
 
 
 def plan_images(
@@ -86,7 +94,7 @@ def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: Candi
     try:
         image = engine.build(staged_task_dir(workspace, ref) / "environment")
     except ImageBuildFailedError as exc:
-        return save_status(workspace, status.dropped("image", image_build_drop(exc)))
+        return save_status(workspace, status.dropped("image", blamed_on_redaction(status, image_build_drop(exc))))
     return save_status(workspace, _with_image(status, image))
 
 

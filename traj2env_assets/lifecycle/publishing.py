@@ -10,10 +10,16 @@ goes. "Another task" is every live (not dropped) candidate staged anywhere in th
 workspace, not only this partition's: partitions publish one by one, and the hider must go
 whichever partition comes first. A candidate that shows a test a task published earlier
 hides is dropped the same way, since a published task is never taken back.
+
+The last gate: every task is scanned for secrets once more as it is published (the copy
+about to land in the destination). The spec was redacted before the image was built, so a
+finding here is a bug, or a secret the calibrated task derived (a behaviour-gate answer);
+the task is not published and the candidate is dropped as ``secret_in_task``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from traj2env_assets.families.contract import Drop
@@ -23,6 +29,7 @@ from traj2env_assets.harbor.leaks import (
     shown_and_hidden_elsewhere,
     task_tests,
 )
+from traj2env_assets.harbor.secrets import SECRET_IN_TASK, describe, scan_task_dir
 from traj2env_assets.lifecycle.status import (
     STAGE_CANDIDATES,
     STATUS_FILE,
@@ -30,6 +37,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
+from traj2env_assets.lifecycle.tasks import SECRETS_CACHE
 from traj2env_assets.publish import publish_task
 from traj2env_assets.workspace import Workspace
 
@@ -51,6 +59,16 @@ def _live_staged_tests(workspace: Workspace) -> dict[str, TaskTests]:
     return found
 
 
+def _secrets_vet(workspace: Workspace) -> Callable[[Path], str | None]:
+    def vet(task_dir: Path) -> str | None:
+        findings = scan_task_dir(task_dir, workspace.root / SECRETS_CACHE)
+        if not findings:
+            return None
+        return f"a secret detector fires on the task being published (after redaction): {describe(findings)}"
+
+    return vet
+
+
 def publish(workspace: Workspace, destination: Path, statuses: list[CandidateStatus]) -> list[CandidateStatus]:
     published = []
     ready = [status for status in statuses if status.ready_for("publish")]
@@ -70,8 +88,13 @@ def publish(workspace: Workspace, destination: Path, statuses: list[CandidateSta
             drop = Drop(reason="hidden_tests_leak", detail="; ".join(leaks[:3]) + more)
             published.append(save_status(workspace, status.dropped("publish", drop)))
             continue
-        outcome = publish_task(staged_task_dir(workspace, status.ref), destination, status.task_id)
-        if outcome.status == "duplicate":
+        outcome = publish_task(
+            staged_task_dir(workspace, status.ref), destination, status.task_id, vet=_secrets_vet(workspace)
+        )
+        if outcome.status == "refused":
+            drop = Drop(reason=SECRET_IN_TASK, detail=outcome.detail)
+            published.append(save_status(workspace, status.dropped("publish", drop)))
+        elif outcome.status == "duplicate":
             drop = Drop(reason="duplicate", detail=f"a task with this id already exists at {outcome.path}")
             published.append(save_status(workspace, status.dropped("publish", drop)))
         else:

@@ -94,6 +94,10 @@ class ImageRecord(BaseModel):
     content_hash: str | None = None
     built: bool | None = None
     seconds: float | None = None
+    redactions: list[str] = Field(default_factory=list)
+    """Where secrets were redacted from the staged task (file:line and detector, never the secret)."""
+    redacted_files: list[str] = Field(default_factory=list)
+    """The staged task's files the redaction changed."""
 
 
 class CalibrationRecord(BaseModel):

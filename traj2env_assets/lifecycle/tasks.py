@@ -1,4 +1,8 @@
-"""A candidate's Harbor task spec, as the image, calibration and trial stages all need it."""
+"""A candidate's Harbor task spec, as the image, calibration and trial stages all need it.
+
+The spec every stage reads is the redacted one (``traj2env_assets.harbor.secrets``): the
+image, calibration and the trial matrix run exactly what would be published.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,48 @@ import hashlib
 import json
 from pathlib import PurePath
 
-from traj2env_assets.families.contract import TaskSource
+from traj2env_assets.families.contract import CandidateRejected, Drop, TaskSource
 from traj2env_assets.families.registry import family_named
 from traj2env_assets.formats.stage import read_conversion
+from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.lifecycle.status import CandidateStatus, read_candidate, read_proposal
 from traj2env_assets.workspace import Workspace
 
+SECRETS_CACHE = "cache/secrets"
+
 
 def task_spec_for(workspace: Workspace, status: CandidateStatus, org: str) -> TaskSpec:
-    """The family's spec for the candidate; raises ``CandidateRejected`` like the family does."""
+    """The candidate's spec, secrets redacted; raises ``CandidateRejected`` like the family does."""
+    return redacted_task_spec(workspace, status, org).spec
+
+
+def redacted_task_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Redaction:
+    """The family's spec with its secrets redacted; raises ``CandidateRejected``
+    (``secret_in_task``) when a detector still fires after the redaction."""
+    redaction = redact_task_spec(_family_spec(workspace, status, org), workspace.root / SECRETS_CACHE)
+    if redaction.remaining:
+        raise CandidateRejected(
+            SECRET_IN_TASK, f"a secret detector still fires after redaction: {describe(redaction.remaining)}"
+        )
+    return redaction
+
+
+def blamed_on_redaction(status: CandidateStatus, drop: Drop) -> Drop:
+    """An image, calibration or trial drop of a task whose executed files were redacted: the
+    redaction may be what broke it, and no check tells, so the candidate is dropped as
+    ``secret_in_task`` (with the stage's own verdict in the detail)."""
+    files = [path for path in status.image.redacted_files if path not in METADATA_FILES] if status.image else []
+    if not files:
+        return drop
+    more = f" (+{len(files) - 3} more)" if len(files) > 3 else ""
+    return Drop(
+        reason=SECRET_IN_TASK,
+        detail=f"fails with secrets redacted from {', '.join(files[:3])}{more}; {drop.reason}: {drop.detail}",
+    )
+
+
+def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> TaskSpec:
     family = family_named(status.family)
     conversion = read_conversion(workspace, status.partition_key)
     source = TaskSource(

@@ -6,7 +6,8 @@ none changed, the recorded matrix stands and nothing runs. Matrices are cached u
 ``<workspace>/cache/trials/<key>.json``, so candidates whose tasks differ only in identity
 (one session logged in several formats, a session re-run) run one matrix between them and
 the others record it as ``shared``. A matrix where any control misses its expected reward
-drops the candidate as ``trials_failed``.
+drops the candidate as ``trials_failed`` (``secret_in_task`` when secrets were redacted from
+the files the task runs: the redaction may be why).
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
+from traj2env_assets.lifecycle.tasks import blamed_on_redaction
 from traj2env_assets.workspace import Workspace, atomic_write_json
-
 
 CACHE_DIR = "cache/trials"
 # task.toml tables that name and describe the task; no trial reads them.
@@ -81,7 +82,7 @@ def _cached(workspace: Workspace, key: str) -> MatrixResult | None:
 
 def _decided(workspace: Workspace, status: CandidateStatus, record: TrialsRecord) -> CandidateStatus:
     if not record.passed:
-        drop = Drop(reason="trials_failed", detail=record.failures or "")
+        drop = blamed_on_redaction(status, Drop(reason="trials_failed", detail=record.failures or ""))
         return save_status(workspace, status.dropped("trials", drop, trials=record))
     return save_status(workspace, status.passed("trials", trials=record))
 
