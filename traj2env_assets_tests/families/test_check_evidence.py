@@ -101,3 +101,20 @@ def test_runner_summaries_without_an_exit_code(command: str, output: str, outcom
     check = recognise_check(command + " 2>&1 | tail -5", {})
     assert check is not None and check.piped
     assert parse_check_result(check, output, 0).outcome == outcome
+
+
+@pytest.mark.parametrize(
+    "never_ran",
+    [
+        "command timed out after 120000 milliseconds\n..F\nFAILED test_calc.py::test_add - assert -1 == 5",
+        "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: F\n"
+        "FAILED test_calc.py::test_add - PermissionError: [Errno 1] Operation not permitted\n1 failed in 0.01s, "
+        "stderr: ",
+    ],
+)
+def test_a_run_that_never_ran_is_neither_the_failure_nor_the_pass(tmp_path: Path, never_ran: str) -> None:
+    lines = _session_lines()
+    # The failing run never ran to its end: it is no failure, so the later pass pairs with nothing.
+    lines[6] = claude_line("user", "r3", [tool_result("b1", never_ran, False)], ts="2026-03-01T10:00:07Z")
+    record = record_for(_write(tmp_path / "session.jsonl", lines, cut_last=False), tmp_path / "record")
+    assert mine_repair_candidates(record, "cc-never-ran") == []
