@@ -50,6 +50,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PYTEST_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S.*?)(?: - .*)?$", re.MULTILINE)
 _PYTEST_VERBOSE_ID = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b", re.MULTILINE)
 _PYTEST_COLLECT_ERROR = re.compile(r"^_+ ERROR collecting (\S+) _+$", re.MULTILINE)
+_PYTEST_FILE_ERROR = re.compile(r"^ERROR (\S+\.py) - ([A-Za-z_][\w.]*)(?::|$| )", re.MULTILINE)
+_EXCEPTION_LINE = re.compile(r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning))\b", re.MULTILINE)
 _PYTEST_COUNTS = re.compile(r"(\d+) (failed|passed|errors?|skipped|xfailed|xpassed|deselected)")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)", re.MULTILINE)
 _TAP_NOT_OK = re.compile(r"^( *)not ok \d+ - (.+?)(?: # .*)?$", re.MULTILINE)
@@ -124,6 +126,9 @@ class CheckResult(BaseModel):
     failing_ids: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     """pytest-style counts when printed (failed, passed, errors, skipped ...)."""
+    import_errors: dict[str, str] = Field(default_factory=dict)
+    """pytest: the exception each test file that failed to import raised, by file id
+    (the class name without its module, e.g. ``JSONDecodeError``), when printed."""
     not_run: str | None = None
     """Why the run is no evidence although it printed something (killed, timed out,
     denied); the outcome is then ``unknown``."""
@@ -145,6 +150,20 @@ def _pytest_ids(text: str) -> list[str]:
     return _unique(
         _PYTEST_SUMMARY_ID.findall(text) + _PYTEST_VERBOSE_ID.findall(text) + _PYTEST_COLLECT_ERROR.findall(text)
     )
+
+
+def _pytest_import_errors(text: str) -> dict[str, str]:
+    """What each test file that failed to import raised: from the short summary's
+    ``ERROR file - Type: ...`` lines, else from the first ``E   Type`` line of its
+    ``ERROR collecting file`` section."""
+    errors: dict[str, str] = {}
+    headers = list(_PYTEST_COLLECT_ERROR.finditer(text))
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
+        if raised := _EXCEPTION_LINE.search(text, header.end(), end):
+            errors[header.group(1)] = raised.group(1)
+    errors.update(dict(_PYTEST_FILE_ERROR.findall(text)))
+    return {path: name.rsplit(".", 1)[-1] for path, name in errors.items()}
 
 
 def _unittest_ids(text: str) -> list[str]:
@@ -324,8 +343,10 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
     if check.piped or code is None:
         trailing = _EXITED.search(text.rstrip())
         code = int(trailing.group(1)) if trailing and not check.piped else None
+    import_errors = _pytest_import_errors(text) if check.tool == "pytest" else {}
     return CheckResult(
-        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts
+        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts,
+        import_errors={path: name for path, name in import_errors.items() if path in failing},
     )
 
 

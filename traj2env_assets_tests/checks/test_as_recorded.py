@@ -128,3 +128,18 @@ def test_files_that_failed_to_import_are_failing_units() -> None:
     for output in (with_summary, summary + "2 errors in 0.12s\n"):
         result = parse_check_result(PYTEST, output, 2)
         assert (result.outcome, result.failing_ids) == ("failed", ["tests/test_calc.py", "tests/test_more.py"])
+
+
+def test_what_each_file_that_failed_to_import_raised() -> None:
+    assert PYTEST is not None
+    output = (
+        "_____________________ ERROR collecting tests/test_a.py ______________________\n"
+        "schema.py:17: in <module>\nE   json.decoder.JSONDecodeError: Expecting ',' delimiter\n"
+        "_____________________ ERROR collecting tests/test_b.py ______________________\n"
+        "E   FileNotFoundError: [Errno 2] No such file or directory: 'schemas/x.json'\n"
+        "ERROR tests/test_c.py - ModuleNotFoundError: No module named 'pkg'\n2 errors in 0.1s\n"
+    )
+    result = parse_check_result(PYTEST, output, 2)
+    assert result.import_errors == {
+        "tests/test_a.py": "JSONDecodeError", "tests/test_b.py": "FileNotFoundError", "tests/test_c.py": "ModuleNotFoundError",
+    }

@@ -141,6 +141,15 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
                 reason="check_fails_differently", detail=f"recorded failures: {expected}; in the image: {got}"
             )
             return CalibrationVerdict(drop=drop, facts=facts)
+        # A test file that failed to import must fail the same way (not on a file lost in the replay).
+        recorded = parse_check_result(candidate.check, candidate.failure_output, candidate.fail_exit_code).import_errors
+        differing = sorted(
+            f"{path}: {recorded[path]} recorded, {raised} in the image"
+            for path, raised in result.import_errors.items() if recorded.get(path, raised) != raised
+        )
+        if differing:
+            drop = Drop(reason="check_fails_differently", detail="; ".join(differing))
+            return CalibrationVerdict(drop=drop, facts=facts)
         return CalibrationVerdict(facts=facts)
 
     def calibrated_spec(self, candidate: RepairCandidate, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
