@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from traj2env_assets.checks import image_argv, image_pythonpath, parse_check_result, recognise_check
+from traj2env_assets.checks import (
+    image_argv,
+    image_pythonpath,
+    parse_check_result,
+    recognise_check,
+)
 
 ROOT = "/home/dev/proj"
 SNAPSHOT = {

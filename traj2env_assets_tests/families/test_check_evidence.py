@@ -9,7 +9,10 @@ import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.families.contract import ProbeResult
-from traj2env_assets.families.repair.candidates import RepairCandidate, mine_repair_candidates
+from traj2env_assets.families.repair.candidates import (
+    RepairCandidate,
+    mine_repair_candidates,
+)
 from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use
@@ -109,9 +112,11 @@ def test_runner_summaries_without_an_exit_code(command: str, output: str, outcom
     "never_ran",
     [
         "command timed out after 120000 milliseconds\n..F\nFAILED test_calc.py::test_add - assert -1 == 5",
-        "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: F\n"
-        "FAILED test_calc.py::test_add - PermissionError: [Errno 1] Operation not permitted\n1 failed in 0.01s, "
-        "stderr: ",
+        (
+            "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: F\n"
+            "FAILED test_calc.py::test_add - PermissionError: [Errno 1] Operation not permitted\n1 failed in 0.01s, "
+            "stderr: "
+        ),
     ],
 )
 def test_a_run_that_never_ran_is_neither_the_failure_nor_the_pass(tmp_path: Path, never_ran: str) -> None:

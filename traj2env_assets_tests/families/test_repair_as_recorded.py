@@ -17,14 +17,22 @@ import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
-from traj2env_assets.families.repair.candidates import RepairCandidate, mine_repair_candidates
+from traj2env_assets.families.repair.candidates import (
+    RepairCandidate,
+    mine_repair_candidates,
+)
 from traj2env_assets.families.repair.family import RepairFamily
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.families.controls import SubmitFiles
-from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
+from traj2env_assets_tests.formats.logs import (
+    claude_line,
+    tool_result,
+    tool_use,
+    write_jsonl,
+)
 
 pytestmark = pytest.mark.docker
 
