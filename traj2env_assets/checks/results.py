@@ -39,7 +39,6 @@ run. Such runs are ``unknown`` with ``not_run`` saying why.
 from __future__ import annotations
 
 import re
-
 from typing import Literal
 
 from pydantic import BaseModel, Field
