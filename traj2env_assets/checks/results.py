@@ -93,7 +93,7 @@ _RUNNER_FAILS = re.compile(r"^(?:#|\u2139) fail [1-9]\d*$", re.MULTILINE)
 # Exit codes of a run stopped from outside: timeout(1) and Codex's timeout, SIGKILL, SIGTERM.
 _STOPPED_EXIT_CODES = frozenset({124, 137, 143})
 _STOPPED = re.compile(
-    r"^(?:command timed out after \d+|Command timed out after\b|Command was (?:killed|aborted)\b|"
+    r"^(?:(?:Error: )?command timed out after\b|Command was (?:killed|aborted)\b|"
     r"(?:\S+: line \d+:\s+)?(?:\d+\s+)?(?:Killed|Terminated)(?:\s|$)|"
     r"exec command rejected by user\b)",
     re.MULTILINE | re.IGNORECASE,

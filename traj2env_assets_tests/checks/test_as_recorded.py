@@ -83,6 +83,8 @@ SANDBOX = "failed in sandbox LinuxSeccomp with execution error: sandbox denied e
         (FAILED_RUN, -9),
         ("command timed out after 120000 milliseconds\n..F\nFAILED tests/test_calc.py::test_add", None),
         ("Command timed out after 2m 0.0s\n..F", 1),
+        ("Error: Command timed out after 2m 0.0s\n..F\nFAILED tests/test_calc.py::test_add", None),
+        ("Exit code 143\nCommand timed out after 2m 0s\n..F", None),
         ("..F\nbash: line 1:  4242 Killed                  pytest -q\n", 1),
         ("..F\nTerminated\n", None),
         (FAILED_RUN + "Process exited with code 137", None),
