@@ -17,7 +17,19 @@ script is resolved from package.json in the snapshot), ``node --test``, ``tsc`` 
 ``mypy``, jest, vitest, mocha.
 """
 
-from traj2env_assets.checks.recognise import CheckCommand, recognise_check
+from traj2env_assets.checks.recognise import (
+    CheckCommand,
+    image_argv,
+    image_pythonpath,
+    recognise_check,
+)
 from traj2env_assets.checks.results import CheckResult, parse_check_result
 
-__all__ = ["CheckCommand", "CheckResult", "parse_check_result", "recognise_check"]
+__all__ = [
+    "CheckCommand",
+    "CheckResult",
+    "image_argv",
+    "image_pythonpath",
+    "parse_check_result",
+    "recognise_check",
+]

@@ -4,7 +4,8 @@
 Failing ids, by tool:
 
 - pytest: ``FAILED``/``ERROR`` lines of the short summary (and ``-v`` result lines):
-  the node id, e.g. ``tests/test_calc.py::test_add``
+  the node id, e.g. ``tests/test_calc.py::test_add``; a test file that failed to import
+  is its path (``ERROR tests/test_calc.py``, or the ``ERROR collecting ...`` header)
 - unittest: ``FAIL:``/``ERROR:`` headers: ``module.Class.test_name``
 - node --test: TAP ``not ok N - name`` lines or the spec reporter's ``✖ name (time)``
   lines, the innermost failures only, named with their suites (``describe``) joined
@@ -23,12 +24,21 @@ otherwise a runner's own summary (failure markers or failing ids for a failure; 
 summary with counts and no failures, e.g. ``3 passed``, ``Ran 3 tests ... OK``,
 ``# pass 3`` / ``# fail 0``, for a pass). Without either (a missing tool result, a
 log cut mid-line, a piped run printing nothing) the outcome is ``unknown``.
+
+A run that never ran to its end is evidence of nothing either way, whatever it printed:
+killed or timed out (exit 124, 137, 143 or a negative signal code; an agent's "command
+timed out after ...", a shell's ``Killed``/``Terminated``), or denied by the agent's
+sandbox. Codex's legacy wrapper ``failed in sandbox ... sandbox denied exec error, exit
+code: N, stdout: ..., stderr: ...`` is put on every command of its sandbox that exits
+non-zero, so it is a denial only when the output says the sandbox stopped something
+(operation not permitted, permission denied, read-only file system, landlock, seccomp)
+or the runner never printed its closing summary; a complete pytest run inside it is a
+run. Such runs are ``unknown`` with ``not_run`` saying why.
 """
 
 from __future__ import annotations
 
 import re
-
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -38,6 +48,9 @@ from traj2env_assets.checks.recognise import CheckCommand
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PYTEST_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S.*?)(?: - .*)?$", re.MULTILINE)
 _PYTEST_VERBOSE_ID = re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b", re.MULTILINE)
+_PYTEST_COLLECT_ERROR = re.compile(r"^_+ ERROR collecting (\S+) _+$", re.MULTILINE)
+_PYTEST_FILE_ERROR = re.compile(r"^ERROR (\S+\.py) - ([A-Za-z_][\w.]*)(?::|$| )", re.MULTILINE)
+_EXCEPTION_LINE = re.compile(r"^E\s+([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning))\b", re.MULTILINE)
 _PYTEST_COUNTS = re.compile(r"(\d+) (failed|passed|errors?|skipped|xfailed|xpassed|deselected)")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)", re.MULTILINE)
 _TAP_NOT_OK = re.compile(r"^( *)not ok \d+ - (.+?)(?: # .*)?$", re.MULTILINE)
@@ -77,6 +90,30 @@ _PASS_SUMMARIES = re.compile(
 
 _RUNNER_FAILS = re.compile(r"^(?:#|\u2139) fail [1-9]\d*$", re.MULTILINE)
 
+# Exit codes of a run stopped from outside: timeout(1) and Codex's timeout, SIGKILL, SIGTERM.
+_STOPPED_EXIT_CODES = frozenset({124, 137, 143})
+_STOPPED = re.compile(
+    r"^(?:(?:Error: )?command timed out after\b|Command was (?:killed|aborted)\b|"
+    r"(?:\S+: line \d+:\s+)?(?:\d+\s+)?(?:Killed|Terminated)(?:\s|$)|"
+    r"exec command rejected by user\b)",
+    re.MULTILINE | re.IGNORECASE,
+)
+_SANDBOX_WRAPPER = re.compile(
+    r"^failed in sandbox \w+ with execution error: sandbox denied exec error, exit code: -?\d+, stdout: ",
+    re.IGNORECASE,
+)
+_SANDBOX_DENIAL = re.compile(
+    r"operation not permitted|permission denied|read-only file system|landlock|seccomp", re.IGNORECASE
+)
+# A runner's closing line: it ran to its end and counted what it ran.
+_CLOSING_SUMMARY = re.compile(
+    r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected)\b.* in [\d.]+s\b|"
+    r"\bno tests ran in [\d.]+s\b|^Ran \d+ tests? in [\d.]+s$|^Tests?:?\s+.*\d+ total\b|"
+    r"^\s*\d+ (?:passing|failing)\b|^(?:#|\u2139) (?:pass|fail) \d+$|^Found \d+ errors?\b|"
+    r"\u2716 \d+ problems?|^All checks passed!$|^Success: no issues found\b|^Checked \d+ files?\b",
+    re.MULTILINE,
+)
+
 Outcome = Literal["passed", "failed", "unknown"]
 
 
@@ -88,6 +125,12 @@ class CheckResult(BaseModel):
     failing_ids: list[str] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)
     """pytest-style counts when printed (failed, passed, errors, skipped ...)."""
+    import_errors: dict[str, str] = Field(default_factory=dict)
+    """pytest: the exception each test file that failed to import raised, by file id
+    (the class name without its module, e.g. ``JSONDecodeError``), when printed."""
+    not_run: str | None = None
+    """Why the run is no evidence although it printed something (killed, timed out,
+    denied); the outcome is then ``unknown``."""
 
     @property
     def passed(self) -> bool:
@@ -103,7 +146,23 @@ def _unique(items: list[str]) -> list[str]:
 
 
 def _pytest_ids(text: str) -> list[str]:
-    return _unique(_PYTEST_SUMMARY_ID.findall(text) + _PYTEST_VERBOSE_ID.findall(text))
+    return _unique(
+        _PYTEST_SUMMARY_ID.findall(text) + _PYTEST_VERBOSE_ID.findall(text) + _PYTEST_COLLECT_ERROR.findall(text)
+    )
+
+
+def _pytest_import_errors(text: str) -> dict[str, str]:
+    """What each test file that failed to import raised: from the short summary's
+    ``ERROR file - Type: ...`` lines, else from the first ``E   Type`` line of its
+    ``ERROR collecting file`` section."""
+    errors: dict[str, str] = {}
+    headers = list(_PYTEST_COLLECT_ERROR.finditer(text))
+    for index, header in enumerate(headers):
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
+        if raised := _EXCEPTION_LINE.search(text, header.end(), end):
+            errors[header.group(1)] = raised.group(1)
+    errors.update(dict(_PYTEST_FILE_ERROR.findall(text)))
+    return {path: name.rsplit(".", 1)[-1] for path, name in errors.items()}
 
 
 def _unittest_ids(text: str) -> list[str]:
@@ -244,8 +303,29 @@ _PARSERS = {
 }
 
 
+def not_run_reason(output: str, exit_code: int | None) -> str | None:
+    """Why a run is no evidence (stopped from outside, or denied by a sandbox), or None."""
+    text = _ANSI.sub("", output)
+    if exit_code is not None and (exit_code in _STOPPED_EXIT_CODES or exit_code < 0):
+        return f"stopped from outside (exit code {exit_code})"
+    trailing = _EXITED.search(text.rstrip())
+    if trailing and int(trailing.group(1)) in _STOPPED_EXIT_CODES:
+        return f"stopped from outside (exit code {trailing.group(1)})"
+    if stopped := _STOPPED.search(text):
+        return f"stopped from outside ({stopped.group(0).strip()[:80]})"
+    if wrapper := _SANDBOX_WRAPPER.match(text.lstrip()):
+        inner = text.lstrip()[wrapper.end() :]
+        if _SANDBOX_DENIAL.search(inner):
+            return "denied by the agent's sandbox"
+        if not _CLOSING_SUMMARY.search(inner):
+            return "the agent's sandbox stopped it before the runner's summary"
+    return None
+
+
 def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) -> CheckResult:
     text = _ANSI.sub("", output)
+    if reason := not_run_reason(text, exit_code):
+        return CheckResult(outcome="unknown", exit_code=exit_code, not_run=reason)
     if check.tool == "npm":
         tools = check.inner_tools or list(_PARSERS)
         failing = _unique([i for tool in tools for i in _PARSERS.get(tool, _pytest_ids)(text)])
@@ -262,8 +342,10 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
     if check.piped or code is None:
         trailing = _EXITED.search(text.rstrip())
         code = int(trailing.group(1)) if trailing and not check.piped else None
+    import_errors = _pytest_import_errors(text) if check.tool == "pytest" else {}
     return CheckResult(
-        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts
+        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts,
+        import_errors={path: name for path, name in import_errors.items() if path in failing},
     )
 
 

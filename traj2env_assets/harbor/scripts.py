@@ -20,7 +20,8 @@ submission has been copied to ``/workspace``. Only solution code crosses. It
    must pass and one that must fail, among the project's tests; restored paths become
    root-owned and read-only for the run;
 4. runs the tests as the unprivileged user ``tester`` with a clean environment
-   (``env -i``; ``python3 -I``; ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``;
+   (``env -i``; ``python3 -I``, the recorded check's import paths put on sys.path by
+   ``run_pytest.py`` itself; ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``;
    ``-p no:cacheprovider``; ``-c`` pointing at the restored config; for Node the
    assertion and test modules frozen). Outcomes arrive signed on a pipe that root drains
    into a root-only file; every process of ``tester`` is killed afterwards;
@@ -189,6 +190,7 @@ def _pytest_run(spec: TaskSpec) -> str:
         tracked_files=" ".join(shlex.quote(path) for path in tracked_files),
         collected=" ".join(shlex.quote(arg) for arg in whole),
         mode=tests.reward,
+        import_paths=shlex.quote(":".join(tests.import_paths)),
         gate_files=(
             f'{HARNESS_DIR}/{GATE_CASES} {HARNESS_DIR}/{GATE_EXPECTED} "$RUN_DIR/gate-answers.jsonl"'
             if tests.behaviour_gate is not None else ""
@@ -394,8 +396,8 @@ done < "$RUN_DIR/sentinels.txt"
 exec 3> "$RUN_DIR/channel"
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
-  python3 -I {harness}/run_pytest.py {work} {pristine} "$RESTORED" \\
-  -p no:cacheprovider -c {config} --rootdir {work} -q \\
+  python3 -I {harness}/run_pytest.py {work} {pristine} "$RESTORED" {import_paths} \\
+  -p no:cacheprovider -c {config} --rootdir {work} -q --continue-on-collection-errors \\
   {ids} "${{SENTINEL_ARGS[@]}}" 4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
 echo "pytest exit code: $?" >> "$LOGS/test-output.txt"
 exec 3>&-

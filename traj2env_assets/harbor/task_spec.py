@@ -104,7 +104,9 @@ class VerifierSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     runner: TestRunner
-    # pytest node ids (``tests/test_x.py::test_y``) or node:test ids (``test/a.test.js::name``).
+    # pytest node ids (``tests/test_x.py::test_y``; a bare test file path tracks the whole
+    # file: it must collect, and every test in it pass) or node:test ids
+    # (``test/a.test.js::name``).
     tracked_test_ids: list[str] = Field(min_length=1)
     # Restored over the submission before the run: tracked and hidden test files.
     test_files: dict[str, str] = Field(default_factory=dict)
@@ -130,6 +132,10 @@ class VerifierSpec(BaseModel):
     # Runner "pytest": the behaviour gate calibration found (traj2env_assets.gate); a test
     # it covers passes only when the gate's worker answers its calls as the reference did.
     behaviour_gate: BehaviourGate | None = None
+    # Runner "pytest": project directories (relative to the root) the recorded check had on
+    # sys.path (its PYTHONPATH entries, its directory under ``python -m``); the verifier's
+    # runner puts them first on sys.path, before the project root it always adds.
+    import_paths: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _lint_has_command(self) -> VerifierSpec:
@@ -161,6 +167,14 @@ class VerifierSpec(BaseModel):
         for target in value:
             if target != ".":
                 _checked_relative(target.split("::", 1)[0])
+        return value
+
+    @field_validator("import_paths")
+    @classmethod
+    def _relative_import_paths(cls, value: list[str]) -> list[str]:
+        for path in value:
+            if ":" in _checked_relative(path):
+                raise ValueError(f"import path {path!r} must not hold ':'")
         return value
 
     @field_validator("config_paths")

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.families.repair.candidates import mine_repair_candidates
+from traj2env_assets.families.contract import ProbeResult
+from traj2env_assets.families.repair.candidates import (
+    RepairCandidate,
+    mine_repair_candidates,
+)
+from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use
 
@@ -101,3 +106,49 @@ def test_runner_summaries_without_an_exit_code(command: str, output: str, outcom
     check = recognise_check(command + " 2>&1 | tail -5", {})
     assert check is not None and check.piped
     assert parse_check_result(check, output, 0).outcome == outcome
+
+
+@pytest.mark.parametrize(
+    "never_ran",
+    [
+        "command timed out after 120000 milliseconds\n..F\nFAILED test_calc.py::test_add - assert -1 == 5",
+        (
+            "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 1, stdout: F\n"
+            "FAILED test_calc.py::test_add - PermissionError: [Errno 1] Operation not permitted\n1 failed in 0.01s, "
+            "stderr: "
+        ),
+    ],
+)
+def test_a_run_that_never_ran_is_neither_the_failure_nor_the_pass(tmp_path: Path, never_ran: str) -> None:
+    lines = _session_lines()
+    # The failing run never ran to its end: it is no failure, so the later pass pairs with nothing.
+    lines[6] = claude_line("user", "r3", [tool_result("b1", never_ran, False)], ts="2026-03-01T10:00:07Z")
+    record = record_for(_write(tmp_path / "session.jsonl", lines, cut_last=False), tmp_path / "record")
+    assert mine_repair_candidates(record, "cc-never-ran") == []
+
+
+def _collection_error(raised: str) -> str:
+    return (
+        "_____________________ ERROR collecting test_calc.py ______________________\n"
+        f"E   {raised}\nERROR test_calc.py - {raised}\n1 error in 0.05s\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("in_image", "dropped"),
+    [("NameError: name 'x' is not defined", False), ("FileNotFoundError: [Errno 2] No such file: 'data.json'", True)],
+)
+def test_a_file_that_failed_to_import_must_fail_the_same_way_in_the_image(in_image: str, dropped: bool) -> None:
+    check = recognise_check("python -m pytest -q", {})
+    assert check is not None
+    candidate = RepairCandidate(
+        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=2,
+        failing_ids=["test_calc.py"], failure_output=_collection_error("NameError: name 'x' is not defined"),
+        fix_hash="abc",
+    )
+    run = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=_collection_error(in_image), seconds=1.0)
+    verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: run})
+    assert (verdict.drop is not None) == dropped
+    if dropped:
+        assert verdict.drop is not None and verdict.drop.reason == "check_fails_differently"
+        assert verdict.drop.detail == "test_calc.py: NameError recorded, FileNotFoundError in the image"

@@ -53,7 +53,7 @@ class RepairCandidate(BaseModel):
     partition_key: str
     check: CheckCommand
     cwd: str = ""
-    """The check's directory relative to the project root."""
+    """The check's directory relative to the project root (after a ``cd`` before it)."""
     fail_command_index: int
     pass_command_index: int
     fail_exit_code: int | None = None
@@ -133,7 +133,7 @@ def _recognised(record: ReplayRecord, command: ShellCommand) -> CheckCommand | N
     if command.cwd is None:
         return None
     snapshot = record.files_before(command.command_index)
-    return recognise_check(command.command, snapshot, cwd=command.cwd)
+    return recognise_check(command.command, snapshot, cwd=command.cwd, project_root=record.record.project_root)
 
 
 def _candidate(
@@ -151,7 +151,7 @@ def _candidate(
         task_id=task_id_for(partition_key, fix_hash),
         partition_key=partition_key,
         check=check,
-        cwd=fail.cwd or "",
+        cwd=check.cwd,
         fail_command_index=fail.command_index,
         pass_command_index=passed.command_index,
         fail_exit_code=fail.exit_code,

@@ -18,13 +18,14 @@ changed is ``check_fails_differently``. The instruction then shows that run's ou
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from traj2env_assets.checks import parse_check_result
+from traj2env_assets.checks import image_argv, image_pythonpath, parse_check_result
 from traj2env_assets.docker_engine.controls import (
     DEFAULT_CONTROLS,
     LINT_CONTROLS,
@@ -94,11 +95,13 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
     def calibration_plan(
         self, candidate: RepairCandidate, spec: TaskSpec, proposal: BaseModel | None
     ) -> CalibrationPlan:
+        # The check runs as recorded: in its directory, with its import paths.
+        pythonpath = image_pythonpath(candidate.check, WORKSPACE)
         check = Probe(
             name=CHECK_PROBE,
-            script=shlex.join(candidate.check.argv) + " 2>&1",
-            workdir=f"{WORKSPACE}/{candidate.cwd}" if candidate.cwd else WORKSPACE,
-            env={"CI": "1", "NO_COLOR": "1"},
+            script=shlex.join(image_argv(candidate.check)) + " 2>&1",
+            workdir=posixpath.join(WORKSPACE, candidate.cwd) if candidate.cwd else WORKSPACE,
+            env={"CI": "1", "NO_COLOR": "1", **({"PYTHONPATH": pythonpath} if pythonpath else {})},
             timeout_s=CALIBRATION_TIMEOUT_S,
         )
         if not candidate.test_paths:
@@ -126,7 +129,7 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
         if result.outcome == "unknown":
             drop = Drop(
                 reason="check_fails_differently",
-                detail="the check in the image ended without an exit code or a runner summary",
+                detail=result.not_run or "the check in the image ended without an exit code or a runner summary",
             )
             return CalibrationVerdict(drop=drop, facts=facts)
         if candidate.test_paths:
@@ -137,6 +140,15 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
             drop = Drop(
                 reason="check_fails_differently", detail=f"recorded failures: {expected}; in the image: {got}"
             )
+            return CalibrationVerdict(drop=drop, facts=facts)
+        # A test file that failed to import must fail the same way (not on a file lost in the replay).
+        recorded = parse_check_result(candidate.check, candidate.failure_output, candidate.fail_exit_code).import_errors
+        differing = sorted(
+            f"{path}: {recorded[path]} recorded, {raised} in the image"
+            for path, raised in result.import_errors.items() if recorded.get(path, raised) != raised
+        )
+        if differing:
+            drop = Drop(reason="check_fails_differently", detail="; ".join(differing))
             return CalibrationVerdict(drop=drop, facts=facts)
         return CalibrationVerdict(facts=facts)
 

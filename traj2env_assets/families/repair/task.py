@@ -174,7 +174,9 @@ def verifier_test_ids(candidate: RepairCandidate, failing_ids: list[str]) -> lis
     files = candidate.start_files
     tool = candidate.check.tool
     if tool == "pytest":
-        return [_within_check_dir(candidate, [test_id])[0] if "::" in test_id else None for test_id in failing_ids]
+        # A test file that failed to import is tracked whole (``ERROR tests/test_x.py``).
+        ids = _within_check_dir(candidate, failing_ids) if failing_ids else []
+        return [test_id if "::" in test_id or (test_id.endswith(".py") and test_id in files) else None for test_id in ids]
     if tool == "unittest":
         return [_unittest_to_pytest(test_id, set(files)) for test_id in failing_ids]
     if _node_test_runner(candidate):
@@ -202,9 +204,11 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
     if tracked and all(tracked):
         if tool in ("pytest", "unittest"):
             python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
+            # The root is always on the verifier's sys.path; the recorded check's other import paths are added.
+            import_paths = [path for path in candidate.check.import_paths if path != "."]
             return VerifierSpec(
-                runner="pytest", tracked_test_ids=tracked, pytest_config=pytest_config_path(files),  # type: ignore[arg-type]
-                run_targets=python_targets, config_paths=restored, reward="check",
+                runner="pytest", tracked_test_ids=tracked, pytest_config=pytest_config_path(files, candidate.cwd),  # type: ignore[arg-type]
+                run_targets=python_targets, config_paths=restored, reward="check", import_paths=import_paths,
             )
         return VerifierSpec(
             runner="node", tracked_test_ids=tracked, run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
@@ -216,11 +220,18 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
     )
 
 
-def pytest_config_path(files: dict[str, str]) -> str | None:
-    for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
-        if name in files and (name == "pytest.ini" or "pytest" in files[name]):
-            return name
-    return None
+def pytest_config_path(files: dict[str, str], directory: str = "") -> str | None:
+    """The file pytest reads its configuration from when run in ``directory``: the first
+    one naming pytest in that folder or, failing that, in a folder above it."""
+    current = directory
+    while True:
+        for name in ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+            path = posixpath.join(current, name) if current else name
+            if path in files and (name == "pytest.ini" or "pytest" in files[path]):
+                return path
+        if not current:
+            return None
+        current = posixpath.dirname(current)
 
 
 class EnvironmentPlan(BaseModel):

@@ -3,7 +3,12 @@
 Started by tests/test.sh with ``python3 -I`` (PYTHONPATH, user site-packages and the
 working directory are not on sys.path at start-up, so a planted sitecustomize.py or .pth
 file is never imported). Usage:
-``run_pytest.py PROJECT_ROOT PRISTINE_ROOT RESTORED_PATHS_FILE PYTEST_ARGS...``
+``run_pytest.py PROJECT_ROOT PRISTINE_ROOT RESTORED_PATHS_FILE IMPORT_PATHS PYTEST_ARGS...``
+
+IMPORT_PATHS: the project directories the recorded check had on sys.path (its
+PYTHONPATH entries, its directory under ``python -m``), relative to PROJECT_ROOT and
+joined with ``:`` (empty for none). They go on sys.path before the project root; one
+that does not resolve inside the project is ignored.
 
 The results channel is file descriptor 3, the write end of a pipe that a root process
 drains into a file the test user cannot open; the key that signs each record arrives on
@@ -12,6 +17,8 @@ runs in this process, so it could write to descriptor 3 too, but not sign: an un
 record makes the verdict 0. Records:
 
 - ``report``: one per pytest phase report (``id``, ``when``, ``outcome``);
+- ``collect``: one per test file whose collection did not pass (``id`` = the file's node
+  id, ``outcome``): a file that fails to import is a failing unit of its own;
 - ``integrity``: what changed in the test machinery during the run (reporting and
   assertion entry points, hook implementations or test functions that come from the
   submission's own code, modules shadowing the standard library or installed packages);
@@ -189,6 +196,11 @@ class RecordOutcomes:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self._channel.send({"kind": "report", "id": report.nodeid, "when": report.when, "outcome": report.outcome})
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # A test file's own report (its node id is its path); folders and classes aside.
+        if report.outcome != "passed" and "::" not in report.nodeid and report.nodeid.endswith(".py"):
+            self._channel.send({"kind": "collect", "id": report.nodeid, "outcome": report.outcome})
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         for item in session.items:
@@ -196,12 +208,23 @@ class RecordOutcomes:
         self._integrity.check_hooks(session.config)
 
 
+def import_paths(project_root: str, joined: str) -> list[str]:
+    """The recorded check's import paths, absolute, each inside the project."""
+    root = os.path.realpath(project_root)
+    paths = []
+    for relative in filter(None, joined.split(":")):
+        path = os.path.realpath(os.path.join(root, relative))
+        if path == root or path.startswith(root + os.sep):
+            paths.append(path)
+    return paths
+
+
 def main() -> int:
     channel = Channel()
-    project_root, pristine_root, restored_paths_file, *args = sys.argv[1:]
+    project_root, pristine_root, restored_paths_file, joined_import_paths, *args = sys.argv[1:]
     integrity = Integrity(project_root, pristine_root, restored_paths_file)
     before = entry_points()
-    sys.path.insert(0, project_root)
+    sys.path[0:0] = [*import_paths(project_root, joined_import_paths), project_root]
     code = int(pytest.main(args, plugins=[RecordOutcomes(channel, integrity)]))
     integrity.check_shadowing()
     problems = integrity.problems + [f"entry_point_changed: {name}" for name in changed_entry_points(before)]

@@ -21,9 +21,15 @@ Node's verdict.mjs applies the same rules in the same order; the first that hold
 5. ``sentinel_contradiction``: a sentinel test (names and bodies drawn at random for this
    run, placed among the project's tests) did not come out as written;
 6. MODE ``check``: 1 only when every tracked test passed and no other test of the run
-   failed; ``fraction``: the share of tracked tests that passed; ``split``: 0 when any gate
+   failed (a test file that failed to collect counts as a failed test); ``fraction``: the share of tracked tests that passed; ``split``: 0 when any gate
    test (one that passed before the change) did not pass, else the share of tracked (new)
    tests that passed; ``all_pass``: 1 only when every tracked test passed.
+
+A tracked id without ``::`` is a test file (one that failed to import in the recorded
+run): it passes when it collected without error, at least one test was collected from
+it and every one of them passed (the run's sentinels in it aside). Sentinels in a file
+that failed to collect never ran: when it is a tracked or gate file, it is failed
+already, so they are no contradiction.
 """
 
 import hashlib
@@ -73,6 +79,21 @@ def outcomes(records: list[dict]) -> dict[str, str]:
         elif outcome == "skipped" and test_id not in final:
             final[test_id] = "skipped"
     return final
+
+
+def collect_failures(records: list[dict]) -> dict[str, str]:
+    """Test files whose collection failed (or was skipped), by node id."""
+    return {r["id"]: r["outcome"] for r in records if r.get("kind") == "collect"}
+
+
+def file_outcome(path: str, results: dict[str, str], collected: dict[str, str], sentinels: set[str]) -> str:
+    """A tracked test file's outcome: collected without error, every test of it passed."""
+    if path in collected:
+        return "failed" if collected[path] == "failed" else "not_collected"
+    tests = [o for test_id, o in results.items() if test_id.startswith(path + "::") and test_id not in sentinels]
+    if not tests:
+        return "missing"
+    return "passed" if all(outcome == "passed" for outcome in tests) else "failed"
 
 
 def read_lines(path: str) -> list[str]:
@@ -142,12 +163,33 @@ def main() -> int:
     for test_id in gate["failed_tests"] if gate else ():
         if results.get(test_id) == "passed":
             results[test_id] = "failed_behaviour_gate"
+    collected = collect_failures(records)
     tracked = read_lines(tracked_path)
-    tracked_outcomes = {test_id: results.get(test_id, "missing") for test_id in tracked}
-    gate_outcomes = {test_id: results.get(test_id, "missing") for test_id in read_lines(gate_path)}
-    gate_not_passed = sorted(test_id for test_id, outcome in gate_outcomes.items() if outcome != "passed")
     expected_sentinels = dict(line.split("\t", 1) for line in read_lines(sentinels_path))
-    sentinels = {test_id: results.get(test_id, "missing") for test_id in expected_sentinels}
+    tracked_outcomes = {
+        test_id: results.get(test_id, "missing") if "::" in test_id
+        else file_outcome(test_id, results, collected, set(expected_sentinels))
+        for test_id in tracked
+    }
+    # A file that failed to collect is a failed unit of the run.
+    for path, outcome in collected.items():
+        if outcome == "failed":
+            results.setdefault(path, "failed")
+    gate_ids = read_lines(gate_path)
+    gate_outcomes = {test_id: results.get(test_id, "missing") for test_id in gate_ids}
+    gate_not_passed = sorted(test_id for test_id, outcome in gate_outcomes.items() if outcome != "passed")
+    # Sentinels never run in a tracked or gate file that failed to collect; that file's own
+    # outcome already costs the reward.
+    scored_files = {test_id.split("::", 1)[0] for test_id in [*tracked, *gate_ids]}
+    unrun = {path for path, outcome in collected.items() if outcome == "failed" and path in scored_files}
+    sentinels = {
+        test_id: "not_collected" if test_id.split("::", 1)[0] in unrun else results.get(test_id, "missing")
+        for test_id in expected_sentinels
+    }
+    expected_sentinels = {
+        test_id: "not_collected" if test_id.split("::", 1)[0] in unrun else outcome
+        for test_id, outcome in expected_sentinels.items()
+    }
     ends = [record for record in records if record.get("kind") == "end"]
     problems = sorted({p for record in records if record.get("kind") == "integrity" for p in record["problems"]})
     findings = tamper_findings(tamper_path)
