@@ -315,6 +315,9 @@ def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: Ex
 
 
 def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: list[str]) -> dict:
+    # Test ids as pytest writes them (an id without "::" is a whole test file to the verdict).
+    outcomes = {f"tests/test_feature.py::{name}": outcome for name, outcome in outcomes.items()}
+    new, gate = [f"tests/test_feature.py::{name}" for name in new], [f"tests/test_feature.py::{name}" for name in gate]
     key = "ab" * 32
     lines = []
     records = [{"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()]
