@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -59,11 +58,20 @@ class Workdir(BaseModel):
         return self.root / "tasks"
 
 
-def make_workdir(root: Path) -> Workdir:
+# The sample's module docstring, which every copy of the session marks with its user's
+# name: the task image is content-addressed, so each user gets an image of its own. The
+# kill tests remove theirs to force a build; sharing one with the examples run (or
+# another module on the other xdist worker) made that run rebuild it, or found it built.
+_DOCSTRING = "Merge closed integer intervals and measure how much of the line they cover."
+
+
+def make_workdir(root: Path, user: str = "fault tests") -> Workdir:
     work = Workdir(root=root)
     sessions = root / "sessions"
     sessions.mkdir(parents=True)
-    shutil.copyfile(SESSION, sessions / SESSION.name)
+    text = SESSION.read_text()
+    assert _DOCSTRING in text
+    (sessions / SESSION.name).write_text(text.replace(_DOCSTRING, f"{_DOCSTRING[:-1]} ({user})."))
     config = {
         "source": {"kind": "trajectory", "path": str(sessions), "format": "auto"},
         "pipeline": {"name": "trajectory_to_env", "options": {"families": ["repair"], "jobs": 2}},

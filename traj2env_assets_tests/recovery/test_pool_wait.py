@@ -83,7 +83,7 @@ def test_generate_exits_1_when_a_live_run_keeps_the_slot_past_max_pool_wait(
 ) -> None:
     """The whole command (Docker): its calibration step waits for the slot a live run holds,
     and after ``--max-pool-wait`` the command stops with exit 1 and names the holder."""
-    work = make_workdir(tmp_path / "work")
+    work = make_workdir(tmp_path / "work", user="pool wait test")
     monkeypatch.setenv("DAGSTER_HOME", str(work.home))
     holder = start_holder(dagster_home(work.workspace))
     try:
