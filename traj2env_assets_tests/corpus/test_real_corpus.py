@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 
 import pytest
-from atif import Trajectory
 from harbor.models.trajectories import Trajectory as HarborTrajectory
 
 from traj2env_assets.checks import parse_check_result, recognise_check
@@ -42,6 +41,11 @@ from traj2env_assets.scan_gate import scan_partition, scan_trajectory
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
+from traj2env_assets_tests.loaded_logs import (
+    load_trajectory,
+    npm_check_exit_codes,
+    replay_record,
+)
 
 CORPORA = ("real", "real-dev")
 # The atif-make dataset rows in real/ are not agent session logs (ATBench, METR MALT, Inspect, Markdown).
@@ -66,17 +70,6 @@ def real() -> Path:
     return _folder("real")
 
 
-def _load(path: Path) -> Trajectory:
-    converted = convert_source(path)
-    assert converted.trajectory is not None, converted.record.detail
-    return converted.trajectory
-
-
-def _record(
-    trajectory: Trajectory, directory: Path, project_root: str | None = None
-) -> ReplayRecord:
-    write_record(replay_trajectory(trajectory, project_root=project_root), directory)
-    return ReplayRecord.load(directory)
 
 
 # --- pipeline-level properties on every real input ------------------------------------------
@@ -214,7 +207,7 @@ def test_non_agent_dataset_rows_are_skipped_with_reason(
 
 
 def test_claude_code_repeated_history_is_deduplicated(real: Path) -> None:
-    trajectory = _load(real / "session-share" / "general-tool-calls.jsonl")
+    trajectory = load_trajectory(real / "session-share" / "general-tool-calls.jsonl")
     call_ids = [
         call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []
     ]
@@ -223,7 +216,7 @@ def test_claude_code_repeated_history_is_deduplicated(real: Path) -> None:
 
 
 def test_claude_code_edit_keeps_pre_image_and_cwd(real: Path) -> None:
-    trajectory = _load(real / "session-share" / "edit-tool-variants.jsonl")
+    trajectory = load_trajectory(real / "session-share" / "edit-tool-variants.jsonl")
     edits = [
         call
         for step in trajectory.steps
@@ -247,7 +240,7 @@ def test_claude_code_edit_keeps_pre_image_and_cwd(real: Path) -> None:
 
 
 def test_claude_code_read_without_structured_result_invents_nothing(real: Path) -> None:
-    trajectory = _load(real / "session-share" / "read-tool-variants.jsonl")
+    trajectory = load_trajectory(real / "session-share" / "read-tool-variants.jsonl")
     results = [
         r
         for step in trajectory.steps
@@ -259,25 +252,15 @@ def test_claude_code_read_without_structured_result_invents_nothing(real: Path) 
 
 
 def test_pi_failing_check_keeps_exit_code(real: Path) -> None:
-    trajectory = _load(real / "pi-mono" / "before-compaction.jsonl")
-    checks = []
-    for step in trajectory.steps:
-        results = {
-            r.source_call_id: r
-            for r in (step.observation.results if step.observation else [])
-        }
-        for call in step.tool_calls or []:
-            if call.function_name == "bash" and call.arguments.get(
-                "command", ""
-            ).endswith("&& npm run check"):
-                checks.append((results[call.tool_call_id].extra or {}).get("exit_code"))
+    trajectory = load_trajectory(real / "pi-mono" / "before-compaction.jsonl")
+    checks = npm_check_exit_codes(trajectory)
     assert 1 in checks or 2 in checks
     assert None in checks, "successful runs carry no invented exit code"
     assert trajectory.agent.extra["cwd"] == "/Users/badlogic/workspaces/pi-mono"
 
 
 def test_pi_user_shell_commands_become_system_steps(real: Path) -> None:
-    trajectory = _load(real / "pi-mono" / "before-compaction.jsonl")
+    trajectory = load_trajectory(real / "pi-mono" / "before-compaction.jsonl")
     user_shell = [
         step
         for step in trajectory.steps
@@ -289,7 +272,7 @@ def test_pi_user_shell_commands_become_system_steps(real: Path) -> None:
 
 
 def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
-    trajectory = _load(real / CODEX_REDACTED)
+    trajectory = load_trajectory(real / CODEX_REDACTED)
     names = [
         call.function_name
         for step in trajectory.steps
@@ -319,15 +302,15 @@ def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
 )
 def test_ordinary_real_sessions_pass_the_gate(real: Path, relative: str) -> None:
     verdict = scan_trajectory(
-        _load(real / relative).model_dump(mode="json", exclude_none=True)
+        load_trajectory(real / relative).model_dump(mode="json", exclude_none=True)
     )
     assert verdict.outcome == "clean", verdict.blocking_ids
 
 
 @pytest.fixture(scope="module")
 def pi_record(real: Path, tmp_path_factory: pytest.TempPathFactory) -> ReplayRecord:
-    return _record(
-        _load(real / "pi-mono" / "before-compaction.jsonl"),
+    return replay_record(
+        load_trajectory(real / "pi-mono" / "before-compaction.jsonl"),
         tmp_path_factory.mktemp("pi") / "record",
     )
 
@@ -414,8 +397,8 @@ def test_pi_file_cut_at_50kb_is_rebuilt_from_the_follow_up_read(
 def test_pi_check_is_mined_and_dropped_for_its_dependencies(
     real: Path, tmp_path: Path
 ) -> None:
-    record = _record(
-        _load(real / "pi-mono" / "before-compaction.jsonl"), tmp_path / "r"
+    record = replay_record(
+        load_trajectory(real / "pi-mono" / "before-compaction.jsonl"), tmp_path / "r"
     )
     candidates = mine_repair_candidates(record, "pi-mono")
     assert [c.candidate.check.script for c in candidates] == ["check", "check", "check"]
@@ -435,13 +418,13 @@ def test_pi_check_is_mined_and_dropped_for_its_dependencies(
 
 
 def test_claude_edit_variants_with_original_file(real: Path, tmp_path: Path) -> None:
-    trajectory = _load(real / "session-share" / "edit-tool-variants.jsonl")
-    outside = _record(trajectory, tmp_path / "default")
+    trajectory = load_trajectory(real / "session-share" / "edit-tool-variants.jsonl")
+    outside = replay_record(trajectory, tmp_path / "default")
     # The edited files live in a pytest temp dir, outside the session cwd: refused.
     assert outside.fidelity.unsafe_paths_by_reason == {"outside_project": 4}
     assert outside.files == {}
     root = "/private/var/folders/jv/1nszcffd0x74lysjsn_btj6w0000gn/T/pytest-of-pete/pytest-1/test_edit_tool_variants_chromi0"
-    record = _record(trajectory, tmp_path / "rooted", project_root=root)
+    record = replay_record(trajectory, tmp_path / "rooted", project_root=root)
     final = record.final_files()
     assert "It contains the word goodbye in the middle." in final["edit_basic.txt"]
     assert "It contains the word hello in the middle." not in final["edit_basic.txt"]
@@ -455,8 +438,8 @@ def test_claude_edit_variants_with_original_file(real: Path, tmp_path: Path) -> 
 
 
 def test_claude_read_variants_full_read_only(real: Path, tmp_path: Path) -> None:
-    record = _record(
-        _load(real / "session-share" / "read-tool-variants.jsonl"), tmp_path
+    record = replay_record(
+        load_trajectory(real / "session-share" / "read-tool-variants.jsonl"), tmp_path
     )
     assert list(record.files) == ["conftest.py"]
     assert record.final_files()["conftest.py"].startswith(
@@ -468,7 +451,7 @@ def test_claude_read_variants_full_read_only(real: Path, tmp_path: Path) -> None
 def test_redacted_codex_patches_fail_to_parse_not_crash(
     real: Path, tmp_path: Path
 ) -> None:
-    record = _record(_load(real / CODEX_REDACTED), tmp_path)
+    record = replay_record(load_trajectory(real / CODEX_REDACTED), tmp_path)
     assert record.fidelity.edits_failed_by_reason == {"patch_parse_error": 22}
 
 
@@ -506,7 +489,7 @@ def test_streamed_replay_writes_the_same_record_on_real_sessions(
     relative: str,
     steps_last: bool,
 ) -> None:
-    trajectory = _load(real / relative)
+    trajectory = load_trajectory(real / relative)
     path = tmp_path / "trajectory.json"
     # As the conversion stage writes it (steps last), or as ATIF orders it (steps first).
     path.write_text(

@@ -12,12 +12,7 @@ from harbor.models.trajectories import Trajectory as HarborTrajectory
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.real_shapes import WRITERS
-
-
-def _load(path: Path) -> Trajectory:
-    converted = convert_source(path)
-    assert converted.trajectory is not None, converted.record.detail
-    return converted.trajectory
+from traj2env_assets_tests.loaded_logs import load_trajectory, npm_check_exit_codes
 
 
 def _results(trajectory: Trajectory) -> list:
@@ -41,7 +36,7 @@ def test_each_shape_converts_and_validates_with_harbor(
 
 
 def test_claude_code_repeated_history_is_deduplicated(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.claude_repeated_history(tmp_path / "s.jsonl"))
+    trajectory = load_trajectory(real_shapes.claude_repeated_history(tmp_path / "s.jsonl"))
     call_ids = [
         call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []
     ]
@@ -50,7 +45,7 @@ def test_claude_code_repeated_history_is_deduplicated(tmp_path: Path) -> None:
 
 
 def test_claude_code_edit_keeps_pre_image_and_cwd(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.claude_edit_variants(tmp_path / "s.jsonl"))
+    trajectory = load_trajectory(real_shapes.claude_edit_variants(tmp_path / "s.jsonl"))
     edits = [
         call
         for step in trajectory.steps
@@ -71,32 +66,22 @@ def test_claude_code_edit_keeps_pre_image_and_cwd(tmp_path: Path) -> None:
 def test_claude_code_read_without_structured_result_invents_nothing(
     tmp_path: Path,
 ) -> None:
-    results = _results(_load(real_shapes.claude_read_variants(tmp_path / "s.jsonl")))
+    results = _results(load_trajectory(real_shapes.claude_read_variants(tmp_path / "s.jsonl")))
     assert len(results) == 4
     assert all(r.content.startswith("  ") and "\u2192" in r.content for r in results)
     assert all("file_content" not in (r.extra or {}) for r in results)
 
 
 def test_pi_failing_check_keeps_exit_code(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.pi_legacy_compaction(tmp_path / "s.jsonl"))
-    checks = []
-    for step in trajectory.steps:
-        results = {
-            r.source_call_id: r
-            for r in (step.observation.results if step.observation else [])
-        }
-        for call in step.tool_calls or []:
-            if call.function_name == "bash" and call.arguments.get(
-                "command", ""
-            ).endswith("&& npm run check"):
-                checks.append((results[call.tool_call_id].extra or {}).get("exit_code"))
+    trajectory = load_trajectory(real_shapes.pi_legacy_compaction(tmp_path / "s.jsonl"))
+    checks = npm_check_exit_codes(trajectory)
     assert checks == [2, None], "successful runs carry no invented exit code"
     assert trajectory.agent.extra["cwd"] == real_shapes.PI_CWD
     assert trajectory.session_id == real_shapes.PI_SESSION
 
 
 def test_pi_user_shell_commands_become_system_steps(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.pi_legacy_compaction(tmp_path / "s.jsonl"))
+    trajectory = load_trajectory(real_shapes.pi_legacy_compaction(tmp_path / "s.jsonl"))
     user_shell = [
         step
         for step in trajectory.steps
@@ -108,7 +93,7 @@ def test_pi_user_shell_commands_become_system_steps(tmp_path: Path) -> None:
 
 
 def test_codex_redacted_rollout_keeps_tool_names_and_cwd(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.codex_redacted(tmp_path / "s.jsonl"))
+    trajectory = load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl"))
     names = [
         call.function_name
         for step in trajectory.steps

@@ -7,34 +7,20 @@ import json
 from pathlib import Path
 
 import pytest
-from atif import Trajectory
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
-from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets.replay import ReplayRecord
 from traj2env_assets.replay.text_edits import decode_numbered_read
 from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.real_shapes import WRITERS
-
-
-def _load(path: Path) -> Trajectory:
-    converted = convert_source(path)
-    assert converted.trajectory is not None, converted.record.detail
-    return converted.trajectory
-
-
-def _record(
-    trajectory: Trajectory, directory: Path, project_root: str | None = None
-) -> ReplayRecord:
-    write_record(replay_trajectory(trajectory, project_root=project_root), directory)
-    return ReplayRecord.load(directory)
+from traj2env_assets_tests.loaded_logs import load_trajectory, replay_record
 
 
 @pytest.fixture
 def pi_record(tmp_path: Path) -> ReplayRecord:
-    return _record(
-        _load(real_shapes.pi_legacy_compaction(tmp_path / "pi.jsonl")),
+    return replay_record(
+        load_trajectory(real_shapes.pi_legacy_compaction(tmp_path / "pi.jsonl")),
         tmp_path / "record",
     )
 
@@ -90,12 +76,12 @@ def test_pi_check_is_mined_and_dropped_for_the_file_sed_changed(
 
 
 def test_claude_edit_variants_with_original_file(tmp_path: Path) -> None:
-    trajectory = _load(real_shapes.claude_edit_variants(tmp_path / "s.jsonl"))
-    outside = _record(trajectory, tmp_path / "default")
+    trajectory = load_trajectory(real_shapes.claude_edit_variants(tmp_path / "s.jsonl"))
+    outside = replay_record(trajectory, tmp_path / "default")
     # The edited files live in a pytest temp dir, outside the session cwd: refused.
     assert outside.fidelity.unsafe_paths_by_reason == {"outside_project": 4}
     assert outside.files == {}
-    record = _record(
+    record = replay_record(
         trajectory, tmp_path / "rooted", project_root=real_shapes.CLAUDE_EDIT_ROOT
     )
     final = record.final_files()
@@ -115,8 +101,8 @@ def test_claude_edit_variants_with_original_file(tmp_path: Path) -> None:
 
 
 def test_claude_read_variants_full_read_only(tmp_path: Path) -> None:
-    record = _record(
-        _load(real_shapes.claude_read_variants(tmp_path / "s.jsonl")), tmp_path / "r"
+    record = replay_record(
+        load_trajectory(real_shapes.claude_read_variants(tmp_path / "s.jsonl")), tmp_path / "r"
     )
     assert list(record.files) == ["conftest.py"]
     assert record.final_files()["conftest.py"] == real_shapes.CONFTEST
@@ -124,8 +110,8 @@ def test_claude_read_variants_full_read_only(tmp_path: Path) -> None:
 
 
 def test_redacted_codex_patches_fail_to_parse_not_crash(tmp_path: Path) -> None:
-    record = _record(
-        _load(real_shapes.codex_redacted(tmp_path / "s.jsonl")), tmp_path / "r"
+    record = replay_record(
+        load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl")), tmp_path / "r"
     )
     assert record.fidelity.edits_failed_by_reason == {"patch_parse_error": 2}
 
@@ -134,7 +120,7 @@ def test_redacted_codex_patches_fail_to_parse_not_crash(tmp_path: Path) -> None:
 def test_every_shape_replays_with_consistent_fidelity_figures(
     tmp_path: Path, name: str
 ) -> None:
-    record = _record(_load(WRITERS[name](tmp_path / name)), tmp_path / "r")
+    record = replay_record(load_trajectory(WRITERS[name](tmp_path / name)), tmp_path / "r")
     fidelity = record.fidelity
     assert fidelity.events == len(record.timeline)
     assert fidelity.files_rebuilt + fidelity.files_lost + fidelity.files_deleted == len(
