@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -73,8 +73,10 @@ def test_fake_provider_spend_cap_holds_across_4_processes(
     settings = settings_for(tmp_path, fake_provider.api_base, max_spend_usd=CAP_USD)
     context = multiprocessing.get_context("spawn")
 
-    with context.Pool(JOBS) as pool:
-        results = pool.starmap(_worker, [(settings, tmp_path, worker) for worker in range(JOBS)])
+    # An executor, not multiprocessing.Pool: Pool's context exit calls terminate(), which
+    # hung for 180 s under load once LiteLLM's worker threads were up; shutdown joins.
+    with ProcessPoolExecutor(JOBS, mp_context=context) as pool:
+        results = list(pool.map(_worker, [settings] * JOBS, [tmp_path] * JOBS, range(JOBS)))
 
     _assert_cap_held(tmp_path, fake_provider, [reason for result in results for reason in result])
 
