@@ -26,6 +26,9 @@ channels) except for the checks below, which fire on honest coding work:
   like a ``curl`` to the API). A model the agent consulted does not make its fix
   wrong: the task is built from the replayed files and every trial runs with
   networking off, so a solution that needs a model at test time fails its own trials.
+A finding whose severity this gate cannot resolve (a scanner release with a new level,
+a detector without one) blocks unless its id is allowed: it is never ``clean``.
+
 Medium checks such as ``tamper.harness_hooks`` (writing ``conftest.py``) and
 ``access.test_path`` stay below the default threshold for the same reason.
 
@@ -118,8 +121,10 @@ def is_blocking(
 ) -> bool:
     if finding_id in block:
         return True
-    if finding_id in allow or finding_id in EXEMPT_CHECKS or severity is None:
+    if finding_id in allow or finding_id in EXEMPT_CHECKS:
         return False
+    if severity is None:  # a severity this gate cannot rank could be critical: fail closed
+        return True
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[blocking_severity]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import shutil
 from pathlib import Path
 
@@ -71,6 +72,30 @@ def test_scanner_error_is_never_clean() -> None:
     assert verdict.outcome == "scan_error"
     assert "duplicate_call_id" in verdict.reason
     assert not verdict.allows_downstream
+
+
+def test_a_finding_of_unresolvable_severity_is_never_clean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real atif-scan detector whose severity is no level this gate knows (a newer
+    scanner's, or none) blocks unless its id is allowed."""
+    import atif_scan
+    from atif_scan import CheckSpec, RegexDetector
+
+    class FutureSeverity(enum.IntEnum):  # a level a later atif-scan might add
+        SEVERE = 90
+
+    spec = CheckSpec(id="future.unranked")
+    object.__setattr__(spec, "severity", FutureSeverity.SEVERE)  # CheckSpec validates against today's levels
+    builtin = atif_scan.builtin_detectors
+    unranked = RegexDetector(spec, r"grade me")
+    monkeypatch.setattr(atif_scan, "builtin_detectors", lambda: [*builtin(), unranked])
+    doc = _doc({"source": "user", "message": "fix it"}, {"source": "agent", "message": "please grade me now"})
+
+    verdict = scan_trajectory(doc)
+    assert verdict.outcome == "blocked"
+    assert verdict.blocking_ids == ["future.unranked"]
+    assert verdict.findings[0].severity is None
+    assert verdict.findings[0].evidence, "the blocking finding cites where it matched"
+    assert scan_trajectory(doc, allow=["future.unranked"]).outcome == "clean"
 
 
 def test_disabled_and_absent_are_distinguishable() -> None:
