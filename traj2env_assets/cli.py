@@ -184,14 +184,25 @@ def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterI
     return settings.output.destination / REPORT_FILE
 
 
+def generate_settings(args: argparse.Namespace) -> RunSettings:
+    """The run's settings from ``generate``'s arguments; ConfigError says what is wrong."""
+    overrides = list(args.pipeline_opt)
+    if args.max_spend_usd is not None:
+        overrides.append(f"max_llm_spend_usd={args.max_spend_usd}")
+    settings = RunSettings.resolve(load_run_config(args.config, overrides, args.llm), args.workspace)
+    if not settings.source.path.is_dir():
+        raise ConfigError(f"source.path {settings.source.path} is not a folder (config {args.config})")
+    return settings
+
+
 def _generate_command(args: argparse.Namespace) -> int:
     try:
-        config = load_run_config(args.config, args.pipeline_opt, args.llm)
+        settings = generate_settings(args)
     except ConfigError as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2
     try:
-        report = generate(RunSettings.resolve(config, args.workspace), max_pool_wait_s=args.max_pool_wait)
+        report = generate(settings, max_pool_wait_s=args.max_pool_wait)
     except PoolWaitTimeout as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 1
@@ -224,8 +235,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("--llm", default=None, help="model for the LLM families, e.g. anthropic/claude-...")
     gen.add_argument(
+        "--max-spend-usd", type=float, default=None, metavar="USD",
+        help="LLM spend cap for this run (overrides the config's max_llm_spend_usd; 0 is unlimited)",
+    )
+    gen.add_argument(
         "--workspace", type=Path, default=Path("workspace"),
-        help="stage outputs root; relative output paths of the config (destination, llm_cache_dir) resolve against it",
+        help="stage outputs root, and home of the outputs the config leaves out (destination, llm_cache_dir); "
+        "relative paths written in the config resolve against the current directory",
     )
     gen.add_argument(
         "--max-pool-wait", type=float, default=DEFAULT_MAX_POOL_WAIT_S, metavar="SECONDS",

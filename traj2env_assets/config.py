@@ -2,9 +2,11 @@
 
 :func:`load_run_config` reads and validates the YAML once; :meth:`RunSettings.resolve`
 makes every path absolute once, and the Dagster ``pipeline`` resource carries the
-result to every asset. Outputs (``output.destination``, ``llm_cache_dir``) resolve
-against the workspace root, so ``--workspace`` moves all of them; the input
-``source.path`` resolves against the current directory, where the user points at it.
+result to every asset. A relative path written in the config (``source.path``,
+``output.destination``, ``llm_cache_dir``) resolves against the current directory, as
+the product notes' quickstart expects (``destination: workspace/trajectory-tasks`` is
+``./workspace/trajectory-tasks``, never ``workspace/workspace/...``); an output the
+config leaves out lives under the workspace root, so ``--workspace`` moves the defaults.
 """
 
 from __future__ import annotations
@@ -14,6 +16,11 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+DEFAULT_DESTINATION = Path("trajectory-tasks")
+"""Under the workspace root, when the config names no ``output.destination``."""
+DEFAULT_LLM_CACHE_DIR = Path("cache/trajectory_to_env/llm")
+"""Under the workspace root, when the config names no ``llm_cache_dir``."""
 
 SourceFormat = Literal["auto", "atif", "claude-code", "codex", "pi"]
 ReasoningEffort = Literal["low", "medium", "high"]
@@ -42,7 +49,7 @@ class PipelineOptions(BaseModel):
     platform: str = "linux/amd64"
     max_llm_tokens: int = Field(default=32000, ge=1)
     reasoning_effort: ReasoningEffort | None = None
-    llm_cache_dir: Path = Path("cache/trajectory_to_env/llm")
+    llm_cache_dir: Path | None = None
     container_memory: str = "4g"
     max_llm_spend_usd: float = Field(default=5.0, ge=0)
     llm: str | None = None
@@ -89,6 +96,18 @@ class SourceConfig(BaseModel):
     path: Path = Path("workspace/trajectories")
     format: SourceFormat = "auto"
 
+    @field_validator("path", mode="before")
+    @classmethod
+    def _local_path(cls, value: Any) -> Any:
+        # Checked before Path() folds "hf://" into "hf:/": a remote source would otherwise
+        # become a missing local folder and an empty run.
+        if isinstance(value, str) and "://" in value:
+            raise ValueError(
+                f"source.path {value!r} is a URL; only local folders are read "
+                "(download a Hugging Face dataset first, e.g. `huggingface-cli download --repo-type dataset NAME --local-dir DIR`)"
+            )
+        return value
+
 
 class PipelineConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -100,7 +119,7 @@ class PipelineConfig(BaseModel):
 class OutputConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    destination: Path = Path("trajectory-tasks")
+    destination: Path | None = None
     org: str = "local"
     dataset_name: str = "trajectory-tasks"
 
@@ -115,6 +134,10 @@ class RunConfigFile(BaseModel):
     output: OutputConfig = Field(default_factory=OutputConfig)
 
 
+class ResolvedOutput(OutputConfig):
+    destination: Path
+
+
 class RunSettings(BaseModel):
     """The validated configuration with every path absolute; see the module docstring."""
 
@@ -123,18 +146,20 @@ class RunSettings(BaseModel):
     workspace: Path
     source: SourceConfig
     options: PipelineOptions
-    output: OutputConfig
+    output: ResolvedOutput
 
     @classmethod
     def resolve(cls, config: RunConfigFile, workspace_root: Path, cwd: Path | None = None) -> RunSettings:
         workspace = workspace_root.resolve()
         here = (cwd or Path.cwd()).resolve()
         options = config.pipeline.options
+        cache_dir = here / options.llm_cache_dir if options.llm_cache_dir else workspace / DEFAULT_LLM_CACHE_DIR
+        destination = here / config.output.destination if config.output.destination else workspace / DEFAULT_DESTINATION
         return cls(
             workspace=workspace,
             source=config.source.model_copy(update={"path": here / config.source.path}),
-            options=options.model_copy(update={"llm_cache_dir": workspace / options.llm_cache_dir}),
-            output=config.output.model_copy(update={"destination": workspace / config.output.destination}),
+            options=options.model_copy(update={"llm_cache_dir": cache_dir}),
+            output=ResolvedOutput(**{**config.output.model_dump(), "destination": destination}),
         )
 
 

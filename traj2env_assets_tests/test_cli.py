@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from traj2env_assets.cli import dagster_home, main
+from traj2env_assets.cli import build_parser, dagster_home, generate_settings, main
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets_tests.formats import real_shapes
 
 
-def _write_config(tmp_path: Path, source: Path, options: str = "families: [repair]") -> Path:
+def _write_config(tmp_path: Path, source: Path | str, options: str = "families: [repair]") -> Path:
     config = tmp_path / "config.yaml"
     config.write_text(
         "source:\n  kind: trajectory\n  path: " + str(source) + "\n  format: auto\n"
@@ -46,7 +46,7 @@ def test_a_family_that_is_not_implemented_is_an_error_naming_the_implemented_one
     assert message in " ".join(capsys.readouterr().err.split())
 
 
-def test_workspace_root_moves_every_output_path_and_only_those(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workspace_root_moves_the_default_outputs_and_only_those(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("source: {path: logs}\n")
     monkeypatch.chdir(tmp_path)
@@ -56,6 +56,48 @@ def test_workspace_root_moves_every_output_path_and_only_those(tmp_path: Path, m
     assert settings.output.destination == root / "trajectory-tasks"
     assert settings.options.llm_cache_dir == root / "cache" / "trajectory_to_env" / "llm"
     assert settings.source.path == tmp_path.resolve() / "logs"
+
+
+def test_the_notes_quickstart_paths_resolve_where_the_user_runs_it_never_doubled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The product notes' config, run from the folder that holds workspace/: the tasks land
+    in ./workspace/trajectory-tasks, where the notes' `harbor run -p` looks."""
+    config = tmp_path / "trajectory-to-env.yaml"
+    config.write_text(
+        "source: {kind: trajectory, path: workspace/trajectories}\n"
+        "pipeline: {name: trajectory_to_env, options: {llm_cache_dir: workspace/cache/trajectory_to_env/llm}}\n"
+        "output: {destination: workspace/trajectory-tasks}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = RunSettings.resolve(load_run_config(config), Path("workspace"))
+    here = tmp_path.resolve()
+    assert settings.output.destination == here / "workspace" / "trajectory-tasks"
+    assert settings.options.llm_cache_dir == here / "workspace" / "cache" / "trajectory_to_env" / "llm"
+    assert settings.source.path == here / "workspace" / "trajectories"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [("missing-folder", "is not a folder"), ("hf://datasets/org/sessions", "is a URL; only local folders are read")],
+)
+def test_a_source_that_is_no_local_folder_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], source: str, message: str
+) -> None:
+    config = _write_config(tmp_path, source)
+    assert main(["generate", "--config", str(config), "--workspace", str(tmp_path / "ws")]) == 2
+    assert message in " ".join(capsys.readouterr().err.split())
+    assert not (tmp_path / "ws").exists(), "nothing ran"
+
+
+def test_max_spend_usd_overrides_the_config(tmp_path: Path) -> None:
+    config = _write_config(tmp_path, tmp_path, "max_llm_spend_usd: 5")
+    args = build_parser().parse_args(["generate", "--config", str(config), "--max-spend-usd", "0.25"])
+    assert generate_settings(args).options.max_llm_spend_usd == 0.25
+    args = build_parser().parse_args(["generate", "--config", str(config)])
+    assert generate_settings(args).options.max_llm_spend_usd == 5
+    with pytest.raises(ConfigError, match="max_llm_spend_usd"):
+        generate_settings(build_parser().parse_args(["generate", "--config", str(config), "--max-spend-usd", "-1"]))
 
 
 def test_unknown_option_names_the_valid_ones(tmp_path: Path) -> None:

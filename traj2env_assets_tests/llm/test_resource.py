@@ -23,7 +23,7 @@ def _pipeline(root: Path, options: PipelineOptions) -> PipelineResource:
 
 
 def _llm_on_fake_provider(root: Path, provider: FakeProvider) -> LlmResource:
-    options = PipelineOptions(llm=PRICED_MODEL, llm_cache_dir=Path("cache"))
+    options = PipelineOptions(llm=PRICED_MODEL, llm_cache_dir=root / "cache")
     return LlmResource(pipeline=_pipeline(root, options), api_base=provider.api_base)
 
 
