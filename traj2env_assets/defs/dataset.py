@@ -14,8 +14,9 @@ from traj2env_assets.harbor.dataset import MANIFEST_FILE, write_dataset
     "splits.json (persisted source → train/test) next to the published tasks.",
 )
 def harbor_dataset(pipeline: PipelineResource) -> dg.MaterializeResult:
-    destination = pipeline.settings().output.destination
-    manifest = write_dataset(destination)
+    output = pipeline.settings().output
+    destination = output.destination
+    manifest = write_dataset(destination, name=output.dataset_name, org=output.org)
     return dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(destination / MANIFEST_FILE)),

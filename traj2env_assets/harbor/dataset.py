@@ -32,6 +32,9 @@ TEST_FRACTION = 0.15
 SPLIT_SEED = 15
 MANIFEST_VERSION = "1"
 
+DEFAULT_DATASET_NAME = "trajectory-tasks"
+DEFAULT_ORG = "local"
+
 Split = Literal["train", "test"]
 
 
@@ -55,6 +58,9 @@ class SkippedTaskDir(_Strict):
 
 class DatasetManifest(_Strict):
     schema_version: str = MANIFEST_VERSION
+    name: str = DEFAULT_DATASET_NAME
+    """``output.dataset_name``: the Trajectory spec's benchmark name by default."""
+    org: str = DEFAULT_ORG
     seed: int
     test_fraction: float
     tasks: list[DatasetTask] = Field(default_factory=list)
@@ -116,7 +122,14 @@ def read_manifest(destination: Path) -> DatasetManifest:
     return DatasetManifest.model_validate_json((destination / MANIFEST_FILE).read_text(encoding="utf-8"))
 
 
-def write_dataset(destination: Path, *, seed: int = SPLIT_SEED, fraction: float = TEST_FRACTION) -> DatasetManifest:
+def write_dataset(
+    destination: Path,
+    *,
+    name: str = DEFAULT_DATASET_NAME,
+    org: str = DEFAULT_ORG,
+    seed: int = SPLIT_SEED,
+    fraction: float = TEST_FRACTION,
+) -> DatasetManifest:
     """Scan ``destination`` for task directories; write ``splits.json`` and ``dataset.json``."""
     found: list[tuple[str, TaskToml, str]] = []
     skipped: list[SkippedTaskDir] = []
@@ -141,6 +154,8 @@ def write_dataset(destination: Path, *, seed: int = SPLIT_SEED, fraction: float 
         )
     splits = assign_splits(previous, [toml.metadata.source_trace for _, toml, _ in found], seed=seed, fraction=fraction)
     manifest = DatasetManifest(
+        name=name,
+        org=org,
         seed=seed,
         test_fraction=fraction,
         tasks=[

@@ -88,7 +88,7 @@ def export_spec(
         else:
             download_wheelhouse(context / WHEELHOUSE_DIR)
         _save_base_images(docker_client or docker.from_env(), index.base_image_archives, context / BASE_IMAGES_DIR)
-    atomic_write_text(out / UPLOAD_SCRIPT, UPLOAD_TEMPLATE)
+    atomic_write_text(out / UPLOAD_SCRIPT, upload_script(manifest.name))
     files = [p for p in (out / BENCHMARK_DIR).rglob("*") if p.is_file()]
     return ExportSummary(
         spec_dir=out,
@@ -162,7 +162,7 @@ def _save_base_images(client: docker.DockerClient, archives: dict[str, str], tar
 
 UPLOAD_TEMPLATE = '''"""Upload this spec to the Trajectory platform (needs traj2env installed and TRAJECTORY_API_KEY).
 
-    python upload.py --agent-name YOUR_AGENT_NAME [--name "traj2env tasks"] [--no-build]
+    python upload.py --agent-name YOUR_AGENT_NAME [--name BENCHMARK_NAME] [--no-build]
 """
 
 import argparse
@@ -170,11 +170,11 @@ from pathlib import Path
 
 from trajectory import Client
 
-from traj2env_assets.trajectory_export.push import DEFAULT_BENCHMARK_NAME, push_spec
+from traj2env_assets.trajectory_export.push import push_spec
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--agent-name", required=True)
-parser.add_argument("--name", default=DEFAULT_BENCHMARK_NAME)
+parser.add_argument("--name", default=BENCHMARK_NAME, help="default: the dataset's output.dataset_name")
 parser.add_argument("--no-build", action="store_true", help="upload without building the image")
 args = parser.parse_args()
 uploaded = push_spec(
@@ -183,3 +183,8 @@ uploaded = push_spec(
 )
 print(uploaded.bench_id)
 '''
+
+
+def upload_script(benchmark_name: str) -> str:
+    """upload.py for a spec whose benchmark is named after the dataset (``output.dataset_name``)."""
+    return UPLOAD_TEMPLATE.replace("default=BENCHMARK_NAME,", f"default={benchmark_name!r},", 1)

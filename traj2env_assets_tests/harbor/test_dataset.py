@@ -75,3 +75,28 @@ def test_a_changed_seed_does_not_silently_move_tasks(tmp_path: Path) -> None:
     write_dataset(tmp_path)
     with pytest.raises(ValueError, match="delete it to reassign"):
         write_dataset(tmp_path, seed=99)
+
+
+def test_the_configs_dataset_name_names_the_manifest_and_the_trajectory_spec(tmp_path: Path) -> None:
+    """``output.dataset_name`` and ``output.org`` reach dataset.json through the
+    harbor_dataset asset, and upload.py offers the name as the benchmark's default."""
+    import dagster as dg
+
+    from traj2env_assets.config import RunConfigFile, RunSettings
+    from traj2env_assets.defs.dataset import harbor_dataset
+    from traj2env_assets.defs.resources import PipelineResource
+    from traj2env_assets.trajectory_export.export import upload_script
+
+    destination = tmp_path / "tasks"
+    _publish(destination, "calc-0-a", "session-0")
+    config = RunConfigFile.model_validate(
+        {"output": {"destination": str(destination), "org": "acme", "dataset_name": "acme-fixes"}}
+    )
+    pipeline = PipelineResource.from_settings(RunSettings.resolve(config, tmp_path / "ws"))
+    assert dg.materialize([harbor_dataset], resources={"pipeline": pipeline}).success
+    manifest = read_manifest(destination)
+    assert (manifest.name, manifest.org) == ("acme-fixes", "acme")
+    assert [task.task_id for task in manifest.tasks] == ["calc-0-a"]
+    script = upload_script(manifest.name)
+    assert "default='acme-fixes'," in script
+    compile(script, "upload.py", "exec")
