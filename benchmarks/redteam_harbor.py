@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -24,11 +23,11 @@ import yaml
 from traj2env_assets.harbor.no_network_environment import (
     IMPORT_PATH as ENVIRONMENT_IMPORT_PATH,
 )
+from traj2env_assets.harbor.validate import HARBOR
 from traj2env_assets_tests.redteam.catalogue import applicable
 from traj2env_assets_tests.redteam.harbor_agent import IMPORT_PATH as AGENT_IMPORT_PATH
 from traj2env_assets_tests.redteam.view import TaskView
 
-HARBOR = Path(sys.executable).parent / "harbor"
 DEFAULT_TASKS = Path("/tmp/gate-ws/tasks")
 
 

@@ -25,6 +25,7 @@ from traj2env_assets.defs.run_liveness import execute_locked, release_dead_work
 from traj2env_assets.definitions import build_definitions
 from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.docker_engine.commands import add_docker_commands
+from traj2env_assets.harbor.validate_command import add_validate_command
 from traj2env_assets.report import REPORT_FILE, RunReport
 from traj2env_assets.run_progress import StageCounter, StageProgress, print_summary
 from traj2env_assets.sources import register_sources
@@ -257,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(handler=_export_command)
     add_docker_commands(commands)
+    add_validate_command(commands)
     return parser
 
 

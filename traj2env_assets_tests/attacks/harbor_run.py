@@ -11,7 +11,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,11 +18,13 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel
 
-from traj2env_assets.harbor.no_network_environment import IMPORT_PATH as ENVIRONMENT_IMPORT_PATH
+from traj2env_assets.harbor.no_network_environment import (
+    IMPORT_PATH as ENVIRONMENT_IMPORT_PATH,
+)
+from traj2env_assets.harbor.validate import HARBOR
 from traj2env_assets_tests.attacks.harbor_agent import IMPORT_PATH as AGENT_IMPORT_PATH
 from traj2env_assets_tests.attacks.model import Attack, Runner
 
-HARBOR = Path(sys.executable).parent / "harbor"
 REFERENCE = "oracle"
 NOOP = "nop"
 
