@@ -31,7 +31,10 @@ class Evaluation(_Strict):
     label: Literal["unverified", "verified"] = "unverified"
 
 
-class Provenance(_Strict):
+class Repo2EnvSection(_Strict):
+    """``[metadata.repo2env]``, named and shaped as the product notes say, so tools that read
+    Repo2RLEnv-style tasks find the pipeline, recipe, reward kinds and evaluation label."""
+
     pipeline: str = PIPELINE_NAME
     recipe: Literal["trajectory_replay"] = "trajectory_replay"
     reward_kinds: list[str] = Field(default_factory=lambda: ["test_execution"])
@@ -62,7 +65,7 @@ class TaskMetadata(_Strict):
     # recorded change also edited (listed in tests_changed_by_fix).
     tests_from: str | None = None
     tests_changed_by_fix: list[str] | None = None
-    provenance: Provenance = Field(default_factory=Provenance)
+    repo2env: Repo2EnvSection = Field(default_factory=Repo2EnvSection)
 
 
 class PackageSection(_Strict):

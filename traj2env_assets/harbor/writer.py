@@ -3,7 +3,7 @@
 Layout (Harbor 0.25, separate verifier)::
 
     <dataset>/<task_id>/
-      task.toml                 TaskToml: metadata + provenance, no-network, timeouts
+      task.toml                 TaskToml: metadata + [metadata.repo2env], no-network, timeouts
       instruction.md
       environment/Dockerfile    FROM the base, deps, project files, pristine config copy
       environment/workspace/    the project as the agent starts (copied to /workspace)

@@ -31,7 +31,7 @@ def test_task_toml_records_provenance_separate_verifier_and_timeouts(tmp_path: P
     assert raw["metadata"]["family"] == "repair"
     assert raw["metadata"]["source_trace"] == "sample-python-session"
     assert raw["metadata"]["source_model"] == "hand-made"
-    assert raw["metadata"]["provenance"] == {
+    assert raw["metadata"]["repo2env"] == {
         "pipeline": "traj2env",
         "recipe": "trajectory_replay",
         "reward_kinds": ["test_execution"],
