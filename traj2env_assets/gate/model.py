@@ -13,14 +13,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CaseKind = Literal["recorded", "generalisation"]
-Observed = Literal["output", "logs"]
+Observed = Literal["output", "logs", "exit"]
 """What of solution code's printing a case's test can observe, so the worker answers it too."""
 Step = dict[str, Any]
 """One call as the worker replays it (see ``runtime/gate_worker.py``)."""
 Answer = dict[str, Any]
 """One call's answer: ``{"r": value}`` or ``{"x": [class names], "m": message}``, plus
 the arguments after the call (``"a"``, ``"k"``) when they are mutable, and what the call
-printed (``"p"``) when the case observes it."""
+printed or the code it exited with (``"p"``) when the case observes it."""
 
 
 class _Strict(BaseModel):

@@ -61,6 +61,7 @@ def test_what_a_test_can_observe_comes_from_its_fixtures_and_its_module() -> Non
     assert observed(["capsys", "tmp_path"], "def test(caplog): pass") == ["output"]
     assert observed(["caplog"], "") == ["logs"]
     assert observed([], "with redirect_stdout(buffer):\n    self.assertLogs()") == ["output", "logs"]
+    assert observed(["tmp_path"], "with pytest.raises(SystemExit):") == ["exit"]
     assert observed(["tmp_path"], "assert total(1) == 2") == []
 
 
@@ -103,3 +104,26 @@ def test_printing_that_differs_between_two_reference_runs_is_not_judged(report: 
     gate = _judged(shaken).gate
     assert gate is not None and TRACKED[1] in gate.covered_tests
     assert gate.expected[banner["id"]] == [{"r": None}]
+
+
+def test_an_exit_code_is_answered_where_the_test_can_see_it(tmp_path: Path) -> None:
+    module = (
+        "import sys\n\n\ndef run(n):\n"
+        "    if n < 0:\n        sys.exit(2)\n"
+        "    if n == 0:\n        raise SystemExit('nothing to do')\n"
+        "    print(n)\n"
+    )
+    steps = [{"call": "till:run", "args": [n], "kwargs": {}} for n in (-1, 0, 3)]
+    cases = {"roots": ["."], "cases": [
+        {"id": "exit", "steps": steps, "observe": ["exit"]},
+        {"id": "both", "steps": steps, "observe": ["output", "exit"]},
+        {"id": "blind", "steps": steps},
+    ]}
+    answers = _answers(tmp_path, module, cases)
+    assert [answer["p"] for answer in answers["exit"]] == [{"exit": 2}, {"exit": "nothing to do"}, {"exit": None}]
+    assert answers["both"][2]["p"] == {"out": "3\n", "err": "", "exit": None}
+    assert all("p" not in answer for answer in answers["blind"])
+    # Another exit code for the same call is another answer; the class alone no longer matches.
+    other = [{**answers["exit"][0], "p": {"exit": 1}}, *answers["exit"][1:]]
+    assert answers_match(answers["exit"], answers["exit"], steps)[0]
+    assert not answers_match(answers["exit"], other, steps)[0]

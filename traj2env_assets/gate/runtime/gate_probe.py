@@ -51,11 +51,13 @@ OUTPUT_FIXTURES = {"capsys", "capsysbinary", "capfd", "capfdbinary"}
 OUTPUT_WORDS = ("redirect_stdout", "redirect_stderr", "sys.stdout", "sys.stderr")
 LOG_FIXTURES = {"caplog"}
 LOG_WORDS = ("assertLogs", "assertNoLogs")
+EXIT_WORDS = ("SystemExit",)
 
 
 def observed(fixtures, source):
-    """What a test can observe of solution code's printing: ``"output"`` (stdout/stderr)
-    and ``"logs"`` (log records), from the fixtures it asks for and the words its module
+    """What a test can observe of solution code's printing: ``"output"`` (stdout/stderr),
+    ``"logs"`` (log records) and ``"exit"`` (a SystemExit's code), from the fixtures it
+    asks for and the words its module
     uses (module-wide: a helper there may capture for it). Only what a test can observe is
     compared: an honest solution may print otherwise where no test looks."""
     found = []
@@ -63,6 +65,8 @@ def observed(fixtures, source):
         found.append("output")
     if LOG_FIXTURES & set(fixtures) or any(word in source for word in LOG_WORDS):
         found.append("logs")
+    if any(word in source for word in EXIT_WORDS):
+        found.append("exit")
     return found
 
 

@@ -11,7 +11,8 @@ one answer per call: ``{"r": value}`` or ``{"x": [exception class names], "m": m
 plus ``"a"``/``"k"``, the arguments as they are after the call, and ``"p"``, what the call
 printed, for a case whose test can observe printing (the case's ``observe``: ``"output"``,
 sys.stdout and sys.stderr as ``capsys`` sees them; ``"logs"``, log records of level INFO
-and above as ``caplog`` sees them). Nothing else: whoever reads
+and above as ``caplog`` sees them; ``"exit"``, a ``SystemExit``'s code, which
+``pytest.raises(SystemExit)`` sees). Nothing else: whoever reads
 the answers compares them (:func:`answers_match`) with the reference's, which the worker
 never sees. Values cross as tagged JSON built from their structure (:class:`Codec`), never
 as live objects, so no ``__eq__`` of solution code takes part in a comparison.
@@ -405,11 +406,13 @@ class _Records(logging.Handler):
 class Printed:
     """What one call prints, as a test sees it: sys.stdout and sys.stderr swapped for
     buffers (``capsys``), log records through a handler on the root logger (``caplog``),
-    which is lowered to INFO for the call so records of INFO and above reach it."""
+    which is lowered to INFO for the call so records of INFO and above reach it; and the
+    code of a ``SystemExit`` it raised."""
 
     def __init__(self, observe):
         self.observe = set(observe)
         self.out, self.err, self.records = io.StringIO(), io.StringIO(), _Records()
+        self.exit_code = None
 
     def __enter__(self):
         self._saved = sys.stdout, sys.stderr
@@ -437,13 +440,25 @@ class Printed:
             found["err"] = self.err.getvalue()[:PRINTED_CHARS]
         if "logs" in self.observe:
             found["log"] = self.records.found
+        if "exit" in self.observe:
+            found["exit"] = self.exit_code
         return found
+
+
+def _exit_code(code):
+    """A SystemExit's code as plain data: None, a number, or the text of anything else."""
+    if code is None or type(code) is int:
+        return code
+    try:
+        return str(code)[:MESSAGE_CHARS]
+    except Exception:  # noqa: BLE001 - a code that cannot be shown is shown as such
+        return "<unprintable>"
 
 
 def answer_case(case):
     codec = Codec()
     answers = []
-    observe = [kind for kind in case.get("observe") or [] if kind in ("output", "logs")]
+    observe = [kind for kind in case.get("observe") or [] if kind in ("output", "logs", "exit")]
     for step in case["steps"]:
         printed = Printed(observe)
         signal.alarm(STEP_TIMEOUT_S)
@@ -454,6 +469,8 @@ def answer_case(case):
             answer = {"e": f"unencodable: {error}"[:MESSAGE_CHARS]}
         except BaseException as error:  # noqa: BLE001 - any failure of solution code (SystemExit too) is its answer
             answer = exception_answer(error)
+            if "exit" in observe and isinstance(error, SystemExit):
+                printed.exit_code = _exit_code(error.code)
         finally:
             signal.alarm(0)
         if observe and "e" not in answer:
