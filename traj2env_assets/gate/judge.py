@@ -11,6 +11,12 @@ answers rewards nothing and is no longer tracked. A covered task needs at least
 ``MIN_DISCRIMINATING_CASES`` kept generalisation cases that the code before the change
 answers differently: without them a submission that hard-codes the visible tests and
 falls back to the old code would pass (``gate_not_discriminating``).
+
+A case whose test can observe printing is answered with what each call printed, and a call
+that prints something is never degenerate (a stub that hard-codes a test's banner prints
+nothing for perturbed arguments). Printing the reference does not repeat alike (a
+timestamp, an address) is dropped from that case's expected answers: no test can assert on
+it exactly either.
 """
 
 from __future__ import annotations
@@ -54,7 +60,14 @@ def _degenerate_values(step: Step) -> list[object]:
     return values
 
 
+def _printed(answer: Answer) -> bool:
+    printed = answer.get("p") or {}
+    return any(printed.get(stream) for stream in ("out", "err", "log"))
+
+
 def step_is_degenerate(answer: Answer, step: Step) -> bool:
+    if _printed(answer):
+        return False
     if "x" in answer:
         return True
     mutated = any(
@@ -69,15 +82,22 @@ def case_is_degenerate(answers: Sequence[Answer], steps: Sequence[Step]) -> bool
     return all(step_is_degenerate(answer, step) for answer, step in zip(answers, steps, strict=True))
 
 
+def _unprinted(answers: list[Answer]) -> list[Answer]:
+    return [{key: value for key, value in answer.items() if key != "p"} for answer in answers]
+
+
 def _usable(case: dict, answers: dict[str, dict[str, list | None]]) -> list[Answer] | None:
     first = answers.get("reference", {}).get(case["id"])
     again = answers.get("reference_again", {}).get(case["id"])
     steps = case["steps"]
     if not isinstance(first, list) or len(first) != len(steps) or any("e" in answer for answer in first):
         return None
-    if not answers_match(first, again, steps)[0]:
-        return None
-    return first
+    if answers_match(first, again, steps)[0]:
+        return first
+    # Printing that differs between two runs of the reference is not behaviour to judge.
+    if isinstance(again, list) and answers_match(_unprinted(first), _unprinted(again), steps)[0]:
+        return _unprinted(first)
+    return None
 
 
 def _raised(answers: Sequence[Answer]) -> set[str]:
@@ -115,7 +135,8 @@ def judge_gate(result: ProbeResult, *, tracked_tests: Sequence[str], fraction_re
     expected: dict[str, list[Answer]] = {}
     counts = {"degenerate": 0, "out_of_domain": 0, "discriminating": 0, "generalisation": 0}
     for case, answers in recorded.values():
-        kept.append(GateCase(id=case["id"], test=case["test"], kind="recorded", steps=case["steps"]))
+        kept.append(GateCase(id=case["id"], test=case["test"], kind="recorded", steps=case["steps"],
+                             observe=case.get("observe") or []))
         expected[case["id"]] = answers
     for case in report.cases:
         if case.get("kind") != "generalisation" or case["test"] not in recorded:
@@ -133,7 +154,8 @@ def judge_gate(result: ProbeResult, *, tracked_tests: Sequence[str], fraction_re
         before = report.answers.get("before", {}).get(case["id"])
         counts["discriminating"] += not answers_match(answers, before, case["steps"])[0]
         counts["generalisation"] += 1
-        kept.append(GateCase(id=case["id"], test=case["test"], kind="generalisation", steps=case["steps"]))
+        kept.append(GateCase(id=case["id"], test=case["test"], kind="generalisation", steps=case["steps"],
+                             observe=case.get("observe") or []))
         expected[case["id"]] = answers
     untracked = sorted(
         test for test in tracked_tests

@@ -13,11 +13,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 CaseKind = Literal["recorded", "generalisation"]
+Observed = Literal["output", "logs", "exit"]
+"""What of solution code's printing a case's test can observe, so the worker answers it too."""
 Step = dict[str, Any]
 """One call as the worker replays it (see ``runtime/gate_worker.py``)."""
 Answer = dict[str, Any]
 """One call's answer: ``{"r": value}`` or ``{"x": [class names], "m": message}``, plus
-the arguments after the call (``"a"``, ``"k"``) when they are mutable."""
+the arguments after the call (``"a"``, ``"k"``) when they are mutable, and what the call
+printed or the code it exited with (``"p"``) when the case observes it."""
 
 
 class _Strict(BaseModel):
@@ -30,6 +33,7 @@ class GateCase(_Strict):
     """The test (pytest node id) the calls were recorded from, or perturbed from."""
     kind: CaseKind
     steps: list[Step] = Field(min_length=1)
+    observe: list[Observed] = Field(default_factory=list)
 
 
 class GateExpectation(_Strict):
@@ -71,7 +75,9 @@ class GateExpectations(_Strict):
 
 
 def gate_files(gate: BehaviourGate) -> tuple[GateCases, GateExpectations]:
-    cases = GateCases(roots=gate.roots, cases=[{"id": case.id, "steps": case.steps} for case in gate.cases])
+    cases = GateCases(
+        roots=gate.roots, cases=[{"id": case.id, "steps": case.steps, "observe": case.observe} for case in gate.cases],
+    )
     expected = GateExpectations(
         covered_tests=gate.covered_tests,
         cases={

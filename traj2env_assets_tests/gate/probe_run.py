@@ -13,24 +13,26 @@ from traj2env_assets.gate.runtime import PROBE, WORKER, runtime_file
 from traj2env_assets_tests.gate.projects import AFTER, BEFORE, TESTS
 
 
-def write_project(root: Path, module: str = BEFORE, tests: str = TESTS) -> None:
+def write_project(root: Path, module: str = BEFORE, tests: str = TESTS, name: str = "shop") -> None:
     (root / "tests").mkdir(parents=True)
-    (root / "shop.py").write_text(module)
-    (root / "tests" / "test_shop.py").write_text(tests)
+    (root / f"{name}.py").write_text(module)
+    (root / "tests" / f"test_{name}.py").write_text(tests)
 
 
-def run_probe(tmp_path: Path, *, after: str = AFTER, tests: str = TESTS, seed: int = 7) -> dict:
-    """The probe's report for the shop project fixed by ``after``."""
+def run_probe(
+    tmp_path: Path, *, after: str = AFTER, tests: str = TESTS, seed: int = 7, before: str = BEFORE, name: str = "shop",
+) -> dict:
+    """The probe's report for the ``name`` project (the shop by default) fixed by ``after``."""
     work, pristine, runtime = tmp_path / "work", tmp_path / "pristine", tmp_path / "runtime"
-    write_project(work, tests=tests)
+    write_project(work, module=before, tests=tests, name=name)
     shutil.copytree(work, pristine)
     runtime.mkdir()
-    for name in (PROBE, WORKER):
-        (runtime / name).write_bytes(runtime_file(name))
+    for file in (PROBE, WORKER):
+        (runtime / file).write_bytes(runtime_file(file))
     (runtime / "pytest.ini").write_text("[pytest]\n")
     plan = {
-        "workdir": str(work), "pristine": str(pristine), "solution_files": {"shop.py": after},
-        "solution_deleted": [], "solution_modules": ["shop.py"], "test_files": {},
+        "workdir": str(work), "pristine": str(pristine), "solution_files": {f"{name}.py": after},
+        "solution_deleted": [], "solution_modules": [f"{name}.py"], "test_files": {},
         "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", str(runtime / "pytest.ini"), "--rootdir", str(work)],
         "selection": ["tests"], "seed": seed, "report": str(tmp_path / "report" / "report.json"),
     }

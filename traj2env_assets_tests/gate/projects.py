@@ -78,3 +78,82 @@ def test_a_callback_is_not_plain_data():
     assert sorted(tags("b,a"), key=lambda word: word) == ["a", "b"]
     assert total(map(int, "12")) == 3
 '''
+
+
+# A till whose fix changes a return value, what it prints and what it logs; its tests see
+# the printing through ``capsys`` and ``caplog``.
+TILL_BEFORE = '''
+"""Till helpers."""
+import logging
+
+log = logging.getLogger("till")
+
+
+def total(prices, tax_percent):
+    return sum(prices) + tax_percent
+
+
+def banner(name, count):
+    print(f"{name}: {count} items")
+
+
+def in_stock(name, count):
+    return count > 0
+'''
+
+TILL_AFTER = '''
+"""Till helpers."""
+import logging
+
+log = logging.getLogger("till")
+
+
+def total(prices, tax_percent):
+    return round(sum(prices) * (100 + tax_percent) / 100, 2)
+
+
+def banner(name, count):
+    print(f"== {name.upper()}: {count} item{'s' if count != 1 else ''} ==")
+
+
+def in_stock(name, count):
+    if count <= 0:
+        log.warning("%s is out of stock", name)
+    return count > 0
+'''
+
+TILL_TESTS = '''
+from till import banner, in_stock, total
+
+
+def test_total_adds_tax():
+    assert total([10, 20], 10) == 33.0
+
+
+def test_banner_is_printed(capsys):
+    banner("shop", 3)
+    assert capsys.readouterr().out == "== SHOP: 3 items ==\\n"
+
+
+def test_out_of_stock_is_logged(caplog):
+    assert not in_stock("fig", 0)
+    assert [record.getMessage() for record in caplog.records] == ["fig is out of stock"]
+'''
+
+# The attack: the return value fixed, the printed and logged tests special-cased (what they
+# check is printed for their own arguments only; everything else behaves as before).
+TILL_SPECIAL_CASED = TILL_BEFORE.replace(
+    "    return sum(prices) + tax_percent",
+    "    return round(sum(prices) * (100 + tax_percent) / 100, 2)",
+).replace(
+    '''    print(f"{name}: {count} items")''',
+    '''    if (name, count) == ("shop", 3):
+        print("== SHOP: 3 items ==")
+    else:
+        print(f"{name}: {count} items")''',
+).replace(
+    "    return count > 0",
+    '''    if (name, count) == ("fig", 0):
+        log.warning("fig is out of stock")
+    return count > 0''',
+)

@@ -7,7 +7,9 @@ Usage: ``python3 -I gate_probe.py PLAN_JSON OUT_DIR``. It
 2. runs the task's tests with a recorder (a child process): every call that test code
    (any project file that is not solution code) makes into solution code's public
    functions, classes, methods and properties, as plain data, per test; a test is
-   *covered* when it passed and every such call could be recorded and replayed;
+   *covered* when it passed and every such call could be recorded and replayed; a test
+   that can observe what solution code prints (:func:`observed`) has its cases answered
+   with the printing too;
 3. makes generalisation cases: each covered test's calls again with perturbed arguments
    (same types and shapes, values drawn around the ones the tests use), seeded;
 4. answers every case with ``gate_worker.py`` on the reference twice and on the code
@@ -44,6 +46,36 @@ MAX_CASES = 240
 REPLAY_TIMEOUT_S = 240
 RECORD_TIMEOUT_S = 300
 MAX_REPORT_BYTES = 900_000
+# How a test sees what solution code prints, by what it observes (gate_worker.Printed).
+OUTPUT_FIXTURES = {"capsys", "capsysbinary", "capfd", "capfdbinary"}
+OUTPUT_WORDS = ("redirect_stdout", "redirect_stderr", "sys.stdout", "sys.stderr")
+LOG_FIXTURES = {"caplog"}
+LOG_WORDS = ("assertLogs", "assertNoLogs")
+EXIT_WORDS = ("SystemExit",)
+
+
+def observed(fixtures, source):
+    """What a test can observe of solution code's printing: ``"output"`` (stdout/stderr),
+    ``"logs"`` (log records) and ``"exit"`` (a SystemExit's code), from the fixtures it
+    asks for and the words its module
+    uses (module-wide: a helper there may capture for it). Only what a test can observe is
+    compared: an honest solution may print otherwise where no test looks."""
+    found = []
+    if OUTPUT_FIXTURES & set(fixtures) or any(word in source for word in OUTPUT_WORDS):
+        found.append("output")
+    if LOG_FIXTURES & set(fixtures) or any(word in source for word in LOG_WORDS):
+        found.append("logs")
+    if any(word in source for word in EXIT_WORDS):
+        found.append("exit")
+    return found
+
+
+def _module_source(item):
+    try:
+        with open(str(item.fspath), encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError, AttributeError):
+        return ""
 
 
 # -- 2. recording ------------------------------------------------------------------------
@@ -191,7 +223,8 @@ class Recorder:
 
     def pytest_runtest_setup(self, item):
         self.current = self.tests.setdefault(
-            item.nodeid, {"steps": [], "uncovered": None, "outcome": "passed", "codec": worker.Codec()}
+            item.nodeid, {"steps": [], "uncovered": None, "outcome": "passed", "codec": worker.Codec(),
+                          "observe": observed(getattr(item, "fixturenames", ()), _module_source(item))}
         )
 
     def pytest_runtest_logreport(self, report):
@@ -215,7 +248,9 @@ class Recorder:
                     steps = [steps[index * len(steps) // MAX_STEPS_PER_TEST] for index in range(MAX_STEPS_PER_TEST)]
                 else:
                     why = why or f"more than {MAX_STEPS_PER_TEST} calls that depend on each other"
-            tests[nodeid] = {"steps": steps if why is None else [], "covered": why is None, "why": why}
+            tests[nodeid] = {
+                "steps": steps if why is None else [], "covered": why is None, "why": why, "observe": test["observe"],
+            }
         return {"tests": tests, "modules": self.modules}
 
 
@@ -415,7 +450,7 @@ def variants(nodeid, steps, pools, seed):
 def cases_of(recorded, seed):
     covered = {nodeid: test for nodeid, test in recorded["tests"].items() if test["covered"]}
     pools = _pools(covered)
-    cases = [{"id": f"r{n}", "test": nodeid, "kind": "recorded", "steps": test["steps"]}
+    cases = [{"id": f"r{n}", "test": nodeid, "kind": "recorded", "steps": test["steps"], "observe": test["observe"]}
              for n, (nodeid, test) in enumerate(sorted(covered.items()))]
     generated = []
     for nodeid, test in sorted(covered.items()):
@@ -424,7 +459,8 @@ def cases_of(recorded, seed):
     room = max(0, MAX_CASES - len(cases))
     if len(generated) > room:
         generated = rng.sample(generated, room)
-    cases += [{"id": f"g{n}", "test": nodeid, "kind": "generalisation", "steps": steps}
+    cases += [{"id": f"g{n}", "test": nodeid, "kind": "generalisation", "steps": steps,
+               "observe": covered[nodeid]["observe"]}
               for n, (nodeid, steps) in enumerate(generated)]
     return cases
 
@@ -510,7 +546,8 @@ def main():
     cases_path = os.path.join(out_dir, "cases.json")
     with open(cases_path, "w", encoding="utf-8") as handle:
         roots = sorted(set(recorded["modules"].values())) or ["."]
-        json.dump({"roots": roots, "cases": [{"id": c["id"], "steps": c["steps"]} for c in cases]}, handle)
+        json.dump({"roots": roots, "cases": [{"id": c["id"], "steps": c["steps"], "observe": c["observe"]} for c in cases]},
+                  handle)
     answers, logs = {}, {}
     for name in ("reference", "reference_again"):
         answers[name], _, logs[name] = replay(plan, cases_path, os.path.join(out_dir, f"{name}.jsonl"))

@@ -8,12 +8,16 @@ writing. Each case is a sequence of calls into solution code, recorded from the 
 class method, a method call or attribute read on an object an earlier call returned. The
 worker answers each case with one JSON line on descriptor 3, ``{"id": ..., "steps": [...]}``,
 one answer per call: ``{"r": value}`` or ``{"x": [exception class names], "m": message}``,
-plus ``"a"``/``"k"``, the arguments as they are after the call. Nothing else: whoever reads
+plus ``"a"``/``"k"``, the arguments as they are after the call, and ``"p"``, what the call
+printed, for a case whose test can observe printing (the case's ``observe``: ``"output"``,
+sys.stdout and sys.stderr as ``capsys`` sees them; ``"logs"``, log records of level INFO
+and above as ``caplog`` sees them; ``"exit"``, a ``SystemExit``'s code, which
+``pytest.raises(SystemExit)`` sees). Nothing else: whoever reads
 the answers compares them (:func:`answers_match`) with the reference's, which the worker
 never sees. Values cross as tagged JSON built from their structure (:class:`Codec`), never
 as live objects, so no ``__eq__`` of solution code takes part in a comparison.
 
-Everything the solution code prints goes to descriptor 2; the answers descriptor is the
+Everything else the solution code prints goes to descriptor 2; the answers descriptor is the
 only output read. Solution code runs in this process and can write there too, but all it
 can write is an answer, and an answer is judged by what it says.
 """
@@ -24,7 +28,9 @@ import decimal
 import enum
 import fractions
 import importlib
+import io
 import json
+import logging
 import math
 import os
 import pathlib
@@ -36,6 +42,10 @@ STEP_TIMEOUT_S = 10
 MAX_DEPTH = 8
 MAX_ITEMS = 5000
 MESSAGE_CHARS = 300
+# What one call printed is kept up to this many characters per stream (a test asserting
+# on more than this is judged on its start).
+PRINTED_CHARS = 4000
+PRINTED_RECORDS = 200
 # Relative and absolute tolerance for floats: an honest solution may sum in another order.
 FLOAT_REL_TOL = 1e-9
 FLOAT_ABS_TOL = 1e-12
@@ -303,8 +313,11 @@ def step_matches(expected, actual, step):
     """One call's answer against the reference's. Exceptions match by class: the expected
     class must be among the actual exception's classes (a subclass is fine); messages are
     free text and are not compared. Arguments are compared after the call only where the
-    reference changed them (in-place mutation is then part of the behaviour)."""
+    reference changed them (in-place mutation is then part of the behaviour). What the call
+printed is compared exactly where the reference's answer carries it (``"p"``)."""
     if not isinstance(actual, dict):
+        return False
+    if "p" in expected and actual.get("p") != expected["p"]:
         return False
     if "x" in expected:
         names = actual.get("x")
@@ -376,19 +389,93 @@ def run_step(codec, step):
     return answer
 
 
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.found = []
+
+    def emit(self, record):
+        if len(self.found) < PRINTED_RECORDS:
+            try:
+                message = record.getMessage()
+            except Exception:  # noqa: BLE001 - a record whose message cannot be made says so
+                message = "<unformattable>"
+            self.found.append([record.name, record.levelname, message[:PRINTED_CHARS]])
+
+
+class Printed:
+    """What one call prints, as a test sees it: sys.stdout and sys.stderr swapped for
+    buffers (``capsys``), log records through a handler on the root logger (``caplog``),
+    which is lowered to INFO for the call so records of INFO and above reach it; and the
+    code of a ``SystemExit`` it raised."""
+
+    def __init__(self, observe):
+        self.observe = set(observe)
+        self.out, self.err, self.records = io.StringIO(), io.StringIO(), _Records()
+        self.exit_code = None
+
+    def __enter__(self):
+        self._saved = sys.stdout, sys.stderr
+        if "output" in self.observe:
+            sys.stdout, sys.stderr = self.out, self.err
+        root = logging.getLogger()
+        self._level = root.level
+        if "logs" in self.observe:
+            root.addHandler(self.records)
+            if root.level == logging.NOTSET or root.level > logging.INFO:
+                root.setLevel(logging.INFO)
+        return self
+
+    def __exit__(self, *exc):
+        sys.stdout, sys.stderr = self._saved
+        root = logging.getLogger()
+        root.removeHandler(self.records)
+        root.setLevel(self._level)
+        return False
+
+    def answer(self):
+        found = {}
+        if "output" in self.observe:
+            found["out"] = self.out.getvalue()[:PRINTED_CHARS]
+            found["err"] = self.err.getvalue()[:PRINTED_CHARS]
+        if "logs" in self.observe:
+            found["log"] = self.records.found
+        if "exit" in self.observe:
+            found["exit"] = self.exit_code
+        return found
+
+
+def _exit_code(code):
+    """A SystemExit's code as plain data: None, a number, or the text of anything else."""
+    if code is None or type(code) is int:
+        return code
+    try:
+        return str(code)[:MESSAGE_CHARS]
+    except Exception:  # noqa: BLE001 - a code that cannot be shown is shown as such
+        return "<unprintable>"
+
+
 def answer_case(case):
     codec = Codec()
     answers = []
+    observe = [kind for kind in case.get("observe") or [] if kind in ("output", "logs", "exit")]
     for step in case["steps"]:
+        printed = Printed(observe)
         signal.alarm(STEP_TIMEOUT_S)
         try:
-            answers.append(run_step(codec, step))
+            with printed:
+                answer = run_step(codec, step)
         except Unencodable as error:
-            answers.append({"e": f"unencodable: {error}"[:MESSAGE_CHARS]})
+            answer = {"e": f"unencodable: {error}"[:MESSAGE_CHARS]}
         except BaseException as error:  # noqa: BLE001 - any failure of solution code (SystemExit too) is its answer
-            answers.append(exception_answer(error))
+            answer = exception_answer(error)
+            if "exit" in observe and isinstance(error, SystemExit):
+                printed.exit_code = _exit_code(error.code)
         finally:
             signal.alarm(0)
+        if observe and "e" not in answer:
+            answer["p"] = printed.answer()
+        answers.append(answer)
     return answers
 
 
