@@ -379,6 +379,11 @@ def self_check(tasks_dir: Path) -> int:
     for tool in ("dockerd", "docker"):
         if shutil.which(tool) is None:
             problems.append(f"{tool} not installed")
+    # Harbor-style tasks may bring a compose file: the plugin must answer without a daemon.
+    if shutil.which("docker") is not None:
+        compose = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, check=False)
+        if compose.returncode != 0:
+            problems.append(f"docker compose not installed: {compose.stderr.strip()[:200]}")
     print("\n".join(problems) or f"ok: {len(index.tasks)} tasks")
     return 1 if problems else 0
 
