@@ -16,10 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from traj2env_assets.trajectory_export.layout import (
-    HARNESS_REQUIREMENTS,
-    REQUIREMENTS_FILE,
-)
+from traj2env_assets.trajectory_export.layout import HARNESS_REQUIREMENTS, REQUIREMENTS_FILE
 
 IMAGE_PYTHON = "3.13"
 
