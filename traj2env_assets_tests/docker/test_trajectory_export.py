@@ -228,6 +228,10 @@ def test_harness_image_builds_with_its_checks(harness_image: str, engine: Docker
         network_mode="none",
     ).decode()
     assert "solution" not in listing and "tasks.tar.gz" not in listing and "/usr/sbin/dockerd" in listing
+    compose = engine.client.containers.run(
+        harness_image, ["docker", "compose", "version"], remove=True, network_mode="none"
+    ).decode()
+    assert "Docker Compose version" in compose
 
 
 @pytest.mark.slow
