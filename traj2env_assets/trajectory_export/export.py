@@ -21,13 +21,7 @@ import docker
 from pydantic import BaseModel
 
 from traj2env_assets.families.registry import family_named
-from traj2env_assets.harbor.dataset import (
-    MANIFEST_FILE,
-    DatasetManifest,
-    read_manifest,
-    read_task_toml,
-    write_dataset,
-)
+from traj2env_assets.harbor.dataset import MANIFEST_FILE, DatasetManifest, read_manifest, read_task_toml, write_dataset
 from traj2env_assets.trajectory_export.context import context_size
 from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
 from traj2env_assets.trajectory_export.layout import (
@@ -43,10 +37,7 @@ from traj2env_assets.trajectory_export.layout import (
     WHEELHOUSE_DIR,
 )
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
-from traj2env_assets.trajectory_export.wheelhouse import (
-    copy_wheelhouse,
-    download_wheelhouse,
-)
+from traj2env_assets.trajectory_export.wheelhouse import copy_wheelhouse, download_wheelhouse
 from traj2env_assets.workspace import atomic_directory, atomic_write_text
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]

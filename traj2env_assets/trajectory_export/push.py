@@ -16,13 +16,7 @@ from trajectory.types.benchmarks.task_spec import EnvResources
 from trajectory.types.ingest_benchmark_response import IngestBenchmarkResponse
 
 from traj2env_assets.trajectory_export.context import check_context
-from traj2env_assets.trajectory_export.layout import (
-    APP_DIR,
-    BENCHMARK_DIR,
-    DOCKERFILE,
-    HARNESS_FILE,
-    TASK_INDEX_FILE,
-)
+from traj2env_assets.trajectory_export.layout import APP_DIR, BENCHMARK_DIR, DOCKERFILE, HARNESS_FILE, TASK_INDEX_FILE
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
 
 DEFAULT_BENCHMARK_NAME = "traj2env tasks"
