@@ -15,17 +15,21 @@ from traj2env_assets.trajectory_export.layout import (
 )
 
 HARNESS_BASE_IMAGE = "python:3.13-slim"
+ENGINE_PACKAGES = ("docker.io", "docker-cli", "docker-compose", "ca-certificates", "iptables")
+ENGINE_CHECKS = ("docker --version", "docker compose version", "dockerd --version")
 
 
 def harness_dockerfile() -> str:
     # Debian's python3 is "externally managed" (PEP 668): the harness owns this image, so
-    # its packages go into the system interpreter. The engine checks run at build time:
-    # a sandbox with docker_engine=True needs dockerd and the CLI in the image.
+    # its packages go into the system interpreter. The engine checks run at build time, as
+    # the note asks: a sandbox with docker_engine=True needs dockerd, the CLI and Compose
+    # (Debian trixie's packages) in the image.
     return f"""FROM {HARNESS_BASE_IMAGE}
 RUN apt-get update \\
-    && apt-get install -y --no-install-recommends docker.io docker-cli ca-certificates iptables \\
-    && rm -rf /var/lib/apt/lists/* \\
-    && docker --version && dockerd --version
+    && apt-get install -y --no-install-recommends \\
+       {" ".join(ENGINE_PACKAGES)} \\
+    && {" && ".join(ENGINE_CHECKS)} \\
+    && rm -rf /var/lib/apt/lists/*
 COPY {WHEELHOUSE_DIR}/ /tmp/{WHEELHOUSE_DIR}/
 RUN python3 -m pip install --no-cache-dir --break-system-packages --no-index \\
         --find-links /tmp/{WHEELHOUSE_DIR} -r /tmp/{WHEELHOUSE_DIR}/{REQUIREMENTS_FILE} \\

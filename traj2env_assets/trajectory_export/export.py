@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from traj2env_assets.families.registry import family_named
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, DatasetManifest, read_manifest, read_task_toml, write_dataset
+from traj2env_assets.trajectory_export.context import context_size
 from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
 from traj2env_assets.trajectory_export.layout import (
     BASE_IMAGES_DIR,
@@ -89,14 +90,14 @@ def export_spec(
             download_wheelhouse(context / WHEELHOUSE_DIR)
         _save_base_images(docker_client or docker.from_env(), index.base_image_archives, context / BASE_IMAGES_DIR)
     atomic_write_text(out / UPLOAD_SCRIPT, upload_script(manifest.name))
-    files = [p for p in (out / BENCHMARK_DIR).rglob("*") if p.is_file()]
+    size = context_size(out / BENCHMARK_DIR)
     return ExportSummary(
         spec_dir=out,
         tasks=len(manifest.tasks),
         train=len(manifest.split_of("train")),
         test=len(manifest.split_of("test")),
-        context_files=len(files),
-        context_bytes=sum(p.stat().st_size for p in files),
+        context_files=size.files,
+        context_bytes=size.bytes,
         base_images=base_images,
     )
 
@@ -162,26 +163,37 @@ def _save_base_images(client: docker.DockerClient, archives: dict[str, str], tar
 
 UPLOAD_TEMPLATE = '''"""Upload this spec to the Trajectory platform (needs traj2env installed and TRAJECTORY_API_KEY).
 
-    python upload.py --agent-name YOUR_AGENT_NAME [--name BENCHMARK_NAME] [--no-build]
+    python upload.py --agent-name YOUR_AGENT_NAME [--name BENCHMARK_NAME] [--public] [--no-build]
+
+Diagnoses one representative task, pushes the spec (private unless --public; the push's
+operation id is saved in push-operation.json, and a rerun reconnects to it), then
+diagnoses the uploaded spec, printing every task's outcome. Exit 0 only when all passed.
 """
 
 import argparse
+import sys
 from pathlib import Path
 
 from trajectory import Client
 
-from traj2env_assets.trajectory_export.push import push_spec
+from traj2env_assets.trajectory_export.workflow import UploadSettings, run_upload
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--agent-name", required=True)
 parser.add_argument("--name", default=BENCHMARK_NAME, help="default: the dataset's output.dataset_name")
-parser.add_argument("--no-build", action="store_true", help="upload without building the image")
+parser.add_argument("--public", action="store_true", help="make the spec public (default: private)")
+parser.add_argument("--no-build", action="store_true", help="upload without building the image (no spec diagnostic)")
+parser.add_argument("--skip-task-diagnostic", action="store_true", help="push without diagnosing one task first")
+parser.add_argument("--skip-spec-diagnostic", action="store_true", help="do not diagnose the spec after the push")
 args = parser.parse_args()
-uploaded = push_spec(
-    Client(), Path(__file__).resolve().parent, agent_name=args.agent_name, name=args.name,
-    build_images=not args.no_build,
+settings = UploadSettings(
+    agent_name=args.agent_name, name=args.name, visibility="public" if args.public else "private",
+    build_images=not args.no_build, task_diagnostic=not args.skip_task_diagnostic,
+    benchmark_diagnostic=not args.skip_spec_diagnostic,
 )
-print(uploaded.bench_id)
+outcome = run_upload(Client(), Path(__file__).resolve().parent, settings, sys.stdout)
+print(f"result: {outcome.status}" + (f", bench_id {outcome.bench_id}" if outcome.bench_id else ""))
+sys.exit(0 if outcome.status == "ok" else 1)
 '''
 
 

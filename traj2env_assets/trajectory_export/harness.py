@@ -16,8 +16,10 @@
 Endings: ``ENV_DONE`` (the model stopped by itself), ``TIMEOUT`` (agent time limit),
 ``MAX_STEPS`` (turn limit), ``TRUNCATION`` (a reply cut off at its token limit: its tool
 calls are not run) — each graded. ``ERROR`` when there is no valid grade: the model
-endpoint, the engine, the image or the verifier failed, or the verifier wrote no numeric
-reward. An ERROR attempt logs no reward (never a substituted 0).
+endpoint, the engine, the image or the verifier failed: ``tests/test.sh`` exited non-zero
+or timed out, or left no ``verdict.json`` agreeing with its reward file (the script
+writes ``0`` there first, so the file alone would turn a crash into a graded 0). An ERROR
+attempt logs no reward (never a substituted 0).
 
 Settings (environment, overriding ``tasks.json``): ``AGENT_TIMEOUT_SEC``,
 ``VERIFIER_TIMEOUT_SEC``, ``MAX_TURNS`` (default 50), ``COMMAND_TIMEOUT_SEC`` (default
@@ -278,12 +280,37 @@ def attempt(client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: d
     for name, content in graded.logs.items():
         evidence[f"verifier/{name}"] = content
     evidence["verifier/exec.json"] = graded.outcome.model_dump_json(indent=1).encode()
-    if graded.reward is None or not task.reward_min <= graded.reward <= task.reward_max:
-        why = "timed out" if graded.outcome.timed_out else f"exit code {graded.outcome.exit_code}, no numeric reward"
+    reward, problem = graded_reward(graded, task)
+    if reward is None:
         reward_file = graded.logs.get("reward.txt")
-        evidence["error.txt"] = f"verifier gave no valid grade ({why}); reward file: {reward_file!r}".encode()
+        evidence["error.txt"] = f"verifier gave no valid grade ({problem}); reward file: {reward_file!r}".encode()
         return "ERROR", None, task
-    return agent.ending, graded.reward, task
+    return agent.ending, reward, task
+
+
+def graded_reward(graded: VerifierRun, task: HarnessTask) -> tuple[float | None, str]:
+    """The verifier's grade, or None and why there is none.
+
+    ``tests/test.sh`` writes ``0`` to reward.txt before it runs anything, so reward.txt
+    alone cannot tell a graded 0 from a verifier that crashed after that line. A grade
+    needs the script to finish (exit 0, in time) and its last step, the verdict writer,
+    to leave ``verdict.json`` whose reward is the one in reward.txt.
+    """
+    outcome = graded.outcome
+    if outcome.timed_out:
+        return None, "timed out"
+    if outcome.exit_code != 0:
+        return None, f"exit code {outcome.exit_code}"
+    if graded.verdict is None:
+        return None, "exit code 0 but no verdict.json: the verdict step did not run"
+    if graded.reward is None:
+        return None, "no numeric reward in reward.txt"
+    claimed = graded.verdict.get("reward")
+    if isinstance(claimed, bool) or not isinstance(claimed, int | float) or claimed != graded.reward:
+        return None, f"verdict.json reward {claimed!r} is not reward.txt's {graded.reward:g}"
+    if not task.reward_min <= graded.reward <= task.reward_max:
+        return None, f"reward {graded.reward:g} outside [{task.reward_min:g}, {task.reward_max:g}]"
+    return graded.reward, ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -352,6 +379,11 @@ def self_check(tasks_dir: Path) -> int:
     for tool in ("dockerd", "docker"):
         if shutil.which(tool) is None:
             problems.append(f"{tool} not installed")
+    # Harbor-style tasks may bring a compose file: the plugin must answer without a daemon.
+    if shutil.which("docker") is not None:
+        compose = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True, check=False)
+        if compose.returncode != 0:
+            problems.append(f"docker compose not installed: {compose.stderr.strip()[:200]}")
     print("\n".join(problems) or f"ok: {len(index.tasks)} tasks")
     return 1 if problems else 0
 

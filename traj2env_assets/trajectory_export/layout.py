@@ -2,7 +2,8 @@
 
 ::
 
-    <out>/upload.py                 runs on the host: builds the spec and pushes it
+    <out>/upload.py                 runs on the host: diagnoses a task, pushes, diagnoses the spec
+    <out>/push-operation.json       the last push's operation id, for upload.py to reconnect
     <out>/benchmark/Dockerfile      the harness image (root of the build context)
     <out>/benchmark/harness.py      runs in the image for one task
     <out>/benchmark/tasks.json      TaskIndex: per task its settings (split, limits, bounds)
@@ -23,6 +24,7 @@ BASE_IMAGES_DIR = "base-images"
 WHEELHOUSE_DIR = "wheelhouse"
 REQUIREMENTS_FILE = "requirements.txt"
 UPLOAD_SCRIPT = "upload.py"
+OPERATION_FILE = "push-operation.json"
 PACKAGE_DIR = "traj2env_assets"
 
 APP_DIR = "/app"

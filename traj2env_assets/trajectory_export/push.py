@@ -8,12 +8,14 @@ as env vars, and a Docker-capable sandbox sized for the task container plus the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from trajectory import BenchmarkSpec, Client, TaskSpec
 from trajectory.lib import DockerfileBuild, push
 from trajectory.types.benchmarks.task_spec import EnvResources
 from trajectory.types.ingest_benchmark_response import IngestBenchmarkResponse
 
+from traj2env_assets.trajectory_export.context import check_context
 from traj2env_assets.trajectory_export.layout import APP_DIR, BENCHMARK_DIR, DOCKERFILE, HARNESS_FILE, TASK_INDEX_FILE
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
 
@@ -23,6 +25,9 @@ DEFAULT_TASK_MEMORY_MB = 4096
 ENGINE_OVERHEAD_MB = 2048
 SANDBOX_CPUS = 2.0
 MAX_TURNS = 50
+Visibility = Literal["private", "public"]
+# Set explicitly whatever the SDK's default: a spec is public only when the user says so.
+DEFAULT_VISIBILITY: Visibility = "private"
 
 
 def task_spec(task: HarnessTask) -> TaskSpec:
@@ -48,11 +53,14 @@ def task_spec(task: HarnessTask) -> TaskSpec:
     )
 
 
-def build_benchmark(spec_dir: Path, name: str = DEFAULT_BENCHMARK_NAME) -> BenchmarkSpec:
+def build_benchmark(
+    spec_dir: Path, name: str = DEFAULT_BENCHMARK_NAME, visibility: Visibility = DEFAULT_VISIBILITY
+) -> BenchmarkSpec:
     index = TaskIndex.model_validate_json((spec_dir / BENCHMARK_DIR / TASK_INDEX_FILE).read_text(encoding="utf-8"))
     return BenchmarkSpec(
         name=name,
         description="Coding tasks mined from recorded agent sessions by traj2env (Harbor tasks, verified).",
+        visibility=visibility,
         runtime=DockerfileBuild(DOCKERFILE),
         tasks=[task_spec(task) for _, task in sorted(index.tasks.items())],
     )
@@ -65,11 +73,13 @@ def push_spec(
     agent_name: str,
     name: str = DEFAULT_BENCHMARK_NAME,
     build_images: bool = True,
+    visibility: Visibility = DEFAULT_VISIBILITY,
 ) -> IngestBenchmarkResponse:
     """Upload the tasks and the build context; waits for registration (and the build)."""
+    check_context(spec_dir / BENCHMARK_DIR)
     return push(
         client,
-        build_benchmark(spec_dir, name),
+        build_benchmark(spec_dir, name, visibility),
         agent_name=agent_name,
         root=spec_dir / BENCHMARK_DIR,
         build_images=build_images,

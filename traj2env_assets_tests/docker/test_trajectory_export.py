@@ -138,6 +138,31 @@ def test_harness_verifier_crash_is_error_without_reward(
     assert not any("/rewards" in p for p in platform.paths())
 
 
+def test_harness_verifier_crashing_after_its_leading_zero_is_error_not_a_graded_zero(
+    exported: ExportSummary, tasks_dir: Path, tmp_path: Path
+) -> None:
+    """The task's own test.sh writes 0 to reward.txt first; a crash after that line (the
+    process killed, or the verdict step dying while the script still exits 0) is no grade."""
+    original = (tasks_dir / TASK / "tests" / "test.sh").read_text()
+    leading_zero = 'echo 0 > "$LOGS/reward.txt"\n'
+    assert leading_zero in original
+    crashes = {
+        "killed": leading_zero + "kill -9 $$\n",
+        "verdict died": leading_zero + "python3 -c 'raise SystemExit(\"verdict crashed\")'\nexit 0\n",
+    }
+    for name, crash in crashes.items():
+        broken = tmp_path / name.replace(" ", "-")
+        shutil.copytree(tasks_dir, broken)
+        (broken / TASK / "tests" / "test.sh").write_text(original.replace(leading_zero, crash, 1))
+        platform, result = _run_harness(exported.spec_dir, broken, [tool_call_reply(FIX), final_reply()])
+        assert (result["ending"], result["reward"]) == ("ERROR", None), name
+        assert platform.trajectory.termination_reason == "ERROR" and platform.trajectory.rewards == []
+        evidence = _evidence(platform)
+        assert evidence["verifier/reward.txt"].strip() == b"0"  # the leading 0 was there
+        assert b"no valid grade" in evidence["error.txt"]
+        assert (b"exit code 137" if name == "killed" else b"no verdict.json") in evidence["error.txt"]
+
+
 def test_harness_endings_truncation_max_steps_timeout_and_model_failure(
     exported: ExportSummary, tasks_dir: Path
 ) -> None:
@@ -203,6 +228,10 @@ def test_harness_image_builds_with_its_checks(harness_image: str, engine: Docker
         network_mode="none",
     ).decode()
     assert "solution" not in listing and "tasks.tar.gz" not in listing and "/usr/sbin/dockerd" in listing
+    compose = engine.client.containers.run(
+        harness_image, ["docker", "compose", "version"], remove=True, network_mode="none"
+    ).decode()
+    assert "Docker Compose version" in compose
 
 
 @pytest.mark.slow

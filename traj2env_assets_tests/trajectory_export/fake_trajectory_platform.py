@@ -8,8 +8,14 @@ ranges, artifact sizes and MD5s on the signed-URL PUTs (which carry no API key),
 409 ``trajectory_already_terminal`` after completion. The model behind
 ``/v1/chat/completions`` is scripted: a list of replies, one per call.
 
-Benchmark ingestion (``push``) is served with per-file signed PUT URLs; ``finalize``
-answers with a terminal status so ``push`` returns without polling.
+Benchmark ingestion (``push``/``start_push``/``get_operation``) is served with per-file
+signed PUT URLs; the operation's status is scripted (``ingestion_status``, with
+``ingestion_failures`` listed on the ``failure`` page), so a test can fail a push or leave
+it running and reconnect later. The diagnostics the note runs are served too: the
+single-task path (agent by name, ``benchmarks/uploads``, ``diagnostics/task/ingest``,
+image build and list, ``diagnostics/task/run``) and ``diagnostics/benchmark/run``, each
+reporting scripted task outcomes (``task_outcomes``) after ``diagnostic_polls`` running
+status polls.
 """
 
 from __future__ import annotations
@@ -19,12 +25,13 @@ import hashlib
 import json
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, Field
 
@@ -88,6 +95,17 @@ class FakeTrajectoryPlatform:
         self.session_tid = f"traj_{uuid.uuid4().hex[:12]}"
         self.blobs: dict[str, bytes] = {}
         self.ingestions: dict[str, dict[str, Any]] = {}
+        # Scripted ingestion: the status every operation reports, and its failures.
+        self.ingestion_status = "succeeded"
+        self.ingestion_failures: list[dict[str, Any]] = []
+        # Scripted diagnostics: one outcome per task (cycled), and running polls first.
+        self.task_outcomes: list[dict[str, Any]] = [{"status": "completed", "termination_reason": "ENV_DONE",
+                                                     "reward": 1.0, "failure": None}]
+        self.diagnostic_failure: dict[str, Any] | None = None
+        self.diagnostic_polls = 1
+        self.image_build_status = "ready"
+        self.diagnostic_benches: dict[str, dict[str, Any]] = {}
+        self.diagnostics: dict[str, dict[str, Any]] = {}
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -106,7 +124,9 @@ class FakeTrajectoryPlatform:
 
     # --- routing -------------------------------------------------------------------
 
-    def handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, Any]:
+    def handle(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes, query: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
         if path.startswith("/_blob/"):
             if "x-api-key" in headers:
                 raise PlatformError(400, "credential_on_signed_url", "signed URLs take no API key")
@@ -125,6 +145,12 @@ class FakeTrajectoryPlatform:
             return self._trajectory_call(parts[3], parts[4:], body)
         if parts[:3] == ["api", "v1", "benchmark-ingestion"]:
             return self._ingestion(method, parts[3:], body, headers)
+        if parts[:3] == ["api", "v1", "agents"] and parts[3:4] == ["name"] and method == "GET":
+            return self._agent(parts[4])
+        if parts[:3] == ["api", "v1", "benchmarks"]:
+            return self._benchmarks(method, parts[3:], body)
+        if parts[:3] == ["api", "v1", "diagnostics"]:
+            return self._diagnostic(method, parts[3:], body, query or {})
         raise PlatformError(404, "not_found", f"no route {method} {path}")
 
     def _create(self, body: Any, headers: dict[str, str]) -> tuple[int, Any]:
@@ -224,9 +250,14 @@ class FakeTrajectoryPlatform:
         if method != "PUT":
             raise PlatformError(405, "method_not_allowed", "signed URLs take PUT")
         md5 = base64.b64encode(hashlib.md5(raw, usedforsecurity=False).digest()).decode()
-        if headers.get("content-md5") != md5:
-            raise PlatformError(400, "bad_digest", "Content-MD5 does not match the bytes")
         parts = path.split("/")
+        if parts[2] == "diag":
+            # The diagnostic's upload declarations carry no MD5: the size is what is checked.
+            declared = self.diagnostic_benches[parts[3]]["declared"]["/".join(parts[4:])]
+            if len(raw) != declared["size_bytes"]:
+                raise PlatformError(400, "bad_size", "bytes differ from the declared size")
+        elif headers.get("content-md5") != md5:
+            raise PlatformError(400, "bad_digest", "Content-MD5 does not match the bytes")
         if parts[2] == "artifacts":
             artifact = self.trajectories[parts[3]].artifacts[parts[4]]
             if len(raw) != artifact["size_bytes"] or md5 != artifact["md5"]:
@@ -264,16 +295,101 @@ class FakeTrajectoryPlatform:
             if uploaded != set(ingestion["declared"]) or body["object_count"] != len(uploaded):
                 raise PlatformError(409, "uploads_incomplete", "not every declared file was uploaded")
             return 200, self._operation(op)
-        if method == "GET" and rest[0] == "operations":
+        if method == "GET" and rest[0] == "operations" and len(rest) == 2:
             return 200, self._operation(op)
+        if method == "GET" and rest[0] == "operations" and rest[2:] == ["failure"]:
+            return 200, {"items": self.ingestion_failures, "next_cursor": None}
         raise PlatformError(404, "not_found", f"no ingestion route {rest}")
 
     def _operation(self, op: str) -> dict[str, Any]:
         ingestion = self.ingestions[op]
         tasks = self.uploaded_tasks(op)
-        return {"operation_id": op, "bench_id": ingestion["bench_id"], "status": "succeeded", "stage": "registering",
+        status = self.ingestion_status
+        registered = len(tasks) if status == "succeeded" else 0
+        return {"operation_id": op, "bench_id": ingestion["bench_id"], "status": status, "stage": "registering",
                 "attempt": 1, "max_attempts": 1, "build_images": ingestion["session"]["build_images"],
-                "registered_tasks": len(tasks), "total_tasks": len(tasks), "task_count": len(tasks), "ready": True}
+                "registered_tasks": registered, "total_tasks": len(tasks), "task_count": registered,
+                "failure_count": len(self.ingestion_failures), "ready": status == "succeeded"}
+
+    # --- diagnostics ---------------------------------------------------------------
+
+    def _agent(self, name: str) -> tuple[int, Any]:
+        now = datetime.now(UTC).isoformat()
+        return 200, {"agent_id": f"agent_{name}", "organization_id": "org_fake", "name": name, "description": None,
+                     "created_at": now, "updated_at": now, "benchmark_count": 0, "production_model_slug": None}
+
+    def _benchmarks(self, method: str, rest: list[str], body: Any) -> tuple[int, Any]:
+        if method == "POST" and rest == ["uploads"]:
+            _keys(body, required={"files"}, allowed={"files", "bench_id"})
+            bench_id = body.get("bench_id") or f"bench_{uuid.uuid4().hex[:8]}"
+            bench = self.diagnostic_benches.setdefault(bench_id, {"declared": {}, "task": None})
+            urls = []
+            for declared in body["files"]:
+                bench["declared"][declared["path"]] = declared
+                _keys(declared, required={"path", "content_type", "size_bytes"},
+                      allowed={"path", "content_type", "size_bytes"})
+                urls.append({"path": declared["path"], "url": f"{self.base_url}/_blob/diag/{bench_id}/{declared['path']}",
+                             "headers": {"Content-Type": declared["content_type"]}})
+            return 200, {"bench_id": bench_id, "urls": urls, "expires_at": datetime.now(UTC).isoformat()}
+        bench_id = rest[0] if rest else ""
+        if rest[1:] == ["images", "build"] and method == "POST":
+            self._known_bench(bench_id)
+            return 200, {"bench_id": bench_id}
+        if rest[1:] == ["images"] and method == "GET":
+            tasks = self._known_bench(bench_id)
+            return 200, {"items": [{"task_id": task["name"], "provider": "fake", "build_status": self.image_build_status}
+                                   for task in tasks], "has_more": False, "next_cursor": None, "bench_id": bench_id}
+        raise PlatformError(404, "not_found", f"no benchmarks route {rest}")
+
+    def _known_bench(self, bench_id: str) -> list[dict[str, Any]]:
+        """The tasks registered under a bench id, by a diagnostic ingest or a succeeded push."""
+        if bench_id in self.diagnostic_benches and self.diagnostic_benches[bench_id]["task"] is not None:
+            return [self.diagnostic_benches[bench_id]["task"]]
+        for op, ingestion in self.ingestions.items():
+            if ingestion["bench_id"] == bench_id and self.ingestion_status == "succeeded":
+                return self.uploaded_tasks(op)
+        raise PlatformError(404, "benchmark_not_found", f"no registered benchmark {bench_id}")
+
+    def _diagnostic(self, method: str, rest: list[str], body: Any, query: dict[str, str]) -> tuple[int, Any]:
+        if method == "POST" and rest == ["task", "ingest"]:
+            bench = self.diagnostic_benches.get(query.get("bench_id", ""))
+            if bench is None or not query.get("agent_id"):
+                raise PlatformError(422, "invalid_body", "agent_id and an uploaded bench_id are required")
+            if not isinstance(body, dict) or not body.get("runtime"):
+                raise PlatformError(422, "runtime_required", "a diagnostic task carries its own runtime")
+            uploaded = {p.split("/", 2)[2] for p in self.blobs if p.startswith(f"diag/{query['bench_id']}/")}
+            if uploaded != set(bench["declared"]):
+                raise PlatformError(409, "uploads_incomplete", "not every declared file was uploaded")
+            bench["task"] = body
+            return 200, {"bench_id": query["bench_id"], "name": "task-diagnostic", "task_count": 1, "failed_tasks": []}
+        if method == "POST" and rest in (["task", "run"], ["benchmark", "run"]):
+            _keys(body, required={"bench_id"}, allowed={"bench_id", "base_model_slug"})
+            tasks = self._known_bench(body["bench_id"])[:10]
+            diagnostic_id = f"diag_{uuid.uuid4().hex[:8]}"
+            self.diagnostics[diagnostic_id] = {"kind": rest[0], "bench_id": body["bench_id"], "polls": 0,
+                                               "tasks": [task["name"] for task in tasks]}
+            return 200, {"benchmark_diagnostic_id": diagnostic_id, "bench_id": body["bench_id"], "status": "pending"}
+        diagnostic = self.diagnostics.get(rest[0] if rest else "")
+        if diagnostic is None or method != "GET":
+            raise PlatformError(404, "diagnostic_not_found", f"no diagnostic route {rest}")
+        outcomes = [{"task_id": f"task_{name}", **self.task_outcomes[i % len(self.task_outcomes)]}
+                    for i, name in enumerate(diagnostic["tasks"])]
+        status = "failed" if self.diagnostic_failure or any(o["status"] != "completed" for o in outcomes) else "completed"
+        if rest[1:] == ["status"]:
+            diagnostic["polls"] += 1
+            running = diagnostic["polls"] <= self.diagnostic_polls
+            return 200, {"benchmark_diagnostic_id": rest[0], "status": "running" if running else status}
+        now = datetime.now(UTC).isoformat()
+        counts = Counter(o["status"] for o in outcomes)
+        return 200, {
+            "benchmark_diagnostic_id": rest[0], "bench_id": diagnostic["bench_id"], "eval_run_id": "eval_fake",
+            "base_model_slug": "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", "status": status,
+            "created_at": now, "updated_at": now, "started_at": now, "completed_at": now,
+            "failure": self.diagnostic_failure,
+            "task_counts": {"completed": counts["completed"], "failed": counts["failed"], "cancelled": counts["cancelled"]},
+            "tasks": [{**o, "runtime_id": "rt_fake", "created_at": now, "updated_at": now, "started_at": now,
+                       "completed_at": now} for o in outcomes],
+        }
 
     def uploaded_tasks(self, op: str) -> list[dict[str, Any]]:
         return [task for path, raw in sorted(self.blobs.items()) if path.startswith(f"bench/{op}/parts/")
@@ -293,14 +409,16 @@ class FakeTrajectoryPlatform:
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
-                path = urlsplit(self.path).path
+                split = urlsplit(self.path)
+                path = split.path
+                query = {key: values[-1] for key, values in parse_qs(split.query).items()}
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 recorded = RecordedRequest(method=self.command, path=path, headers=headers)
                 with platform.lock:
                     try:
                         if raw and not path.startswith("/_blob/"):
                             recorded.body = json.loads(raw)
-                        status, payload = platform.handle(self.command, path, headers, raw)
+                        status, payload = platform.handle(self.command, path, headers, raw, query)
                     except PlatformError as exc:
                         status, payload = exc.status, {"error": {"type": "invalid_request_error", "code": exc.code,
                                                                  "message": exc.message}}
