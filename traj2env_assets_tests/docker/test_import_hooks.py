@@ -37,6 +37,8 @@ def _lazy_import(name, globals=None, locals=None, fromlist=(), level=0):
 
 
 builtins.__import__ = _lazy_import
+# shiboken also adds a builtin of its own.
+builtins.__hookpkg_import__ = _lazy_import
 """
 ADD = "\n\ndef add(a, b):\n    return a + b\n"
 TESTS = {"tests/test_app.py": "from app import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"}

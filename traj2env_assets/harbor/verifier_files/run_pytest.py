@@ -307,14 +307,15 @@ def changed_entry_points(before: dict[str, object], installed: InstalledCode) ->
         name for name, value in after.items()
         if name not in before and name.split(".", 1)[0] in (*_CLASSES, "builtins")
         and (callable(value) or isinstance(value, (classmethod, staticmethod, property)))
+        and not _installed_replacement(name, value, installed)
     ]
     changed += [name for name, value in before.items() if name not in after and not name.startswith("sys.modules[")]
     return sorted(changed)
 
 
 def _installed_replacement(name: str, value: object, installed: InstalledCode) -> bool:
-    """A builtin or a module replaced by the image's installed code (a module only by one
-    of its own name)."""
+    """A builtin added or replaced, or a module replaced, by the image's installed code (a
+    module only by one of its own name)."""
     if name.startswith("sys.modules["):
         return isinstance(value, types.ModuleType) and name == f"sys.modules[{value.__name__}]" and installed.trusted(value)
     return name.startswith("builtins.") and installed.trusted(value)
