@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from traj2env_assets.dependencies import declared_requirements
+from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.families.build.task import left_out_note
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.families.extend.candidates import ExtendCandidate
@@ -87,7 +89,10 @@ def extend_task_spec(candidate: ExtendCandidate, proposal: ExtendProposal | None
         org=source.org,
         instruction=instruction(candidate, contract),
         base_image="python",
-        dependency_lines=python_dependency_lines(candidate.base_files, trajectory_date(candidate.timestamp)),
+        dependency_lines=[
+            *system_library_lines(declared_requirements(candidate.base_files)),
+            *python_dependency_lines(candidate.base_files, trajectory_date(candidate.timestamp)),
+        ],
         project_files={path: text.encode() for path, text in candidate.base_files.items()},
         solution_files={
             path: text.encode() for path, text in candidate.changed_files.items() if not _is_test_support(path)

@@ -45,6 +45,7 @@ from traj2env_assets.dependencies import (
     build_wheelhouse,
     declared_requirements,
 )
+from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.instruction import repair_instruction
 from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
@@ -271,7 +272,11 @@ def _python_environment(candidate: RepairCandidate, wheelhouse_dir: Path | None)
         "--break-system-packages --ignore-installed --disable-pip-version-check " + " ".join(shlex.quote(pin) for pin in house.pins)
     )
     return EnvironmentPlan(
-        lines=[f"COPY wheels/ {_IMAGE_WHEELS}/", f"RUN {install} && rm -rf {_IMAGE_WHEELS}"],
+        lines=[
+            *system_library_lines(house.pins),
+            f"COPY wheels/ {_IMAGE_WHEELS}/",
+            f"RUN {install} && rm -rf {_IMAGE_WHEELS}",
+        ],
         context_files={f"wheels/{name}": str(path) for name, path in wheels.items()},
     )
 

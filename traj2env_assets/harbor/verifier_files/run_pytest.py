@@ -22,10 +22,13 @@ record makes the verdict 0. Records:
 - ``integrity``: what changed in the test machinery during the run (reporting and
   assertion entry points, hook implementations or test functions that come from the
   submission's own code, modules shadowing the standard library or installed packages);
+  an entry point replaced by installed code is excused (see ``InstalledCode``);
 - ``end``: pytest's exit code. No ``end`` record (``os._exit``, a crash) is reward 0.
 """
 
+import base64
 import builtins
+import ctypes
 import hashlib
 import hmac
 import importlib.metadata
@@ -34,6 +37,8 @@ import json
 import json.encoder
 import os
 import sys
+import sysconfig
+import types
 import unittest
 import unittest.case
 import unittest.result
@@ -82,6 +87,9 @@ _SHA256 = hashlib.sha256
 _WRITE = os.write
 _READ = os.read
 _CLOSE = os.close
+# sys.path under -I before the project is added: the standard library and the image's
+# installed packages only.
+_INSTALLED_PATHS = tuple(sys.path)
 
 
 class Channel:
@@ -120,9 +128,178 @@ def entry_points() -> dict[str, object]:
     return points
 
 
-def changed_entry_points(before: dict[str, object]) -> list[str]:
+class InstalledCode:
+    """Whether a replaced entry point is the image's installed code rather than the run's.
+
+    Some libraries replace ``builtins.__import__`` or modules in ``sys.modules`` when they
+    are imported (PySide6's shiboken installs a lazy-import hook). The verifier runs in a
+    fresh container from the task image with only the submission copied in, so the only
+    code that can have written a file during the run is the test user's. A value is
+    installed code when everything it runs from is a file the test user cannot have
+    written: outside the project, neither the file nor any folder above it writable by
+    this process, and either in the standard library or listed in the RECORD of a
+    distribution installed in the image with a matching sha256. Metadata that code can
+    set (``__file__``, ``__wrapped__``, ``co_filename``) is never taken on trust: a Python
+    function's code must be compiled from that file, a native function's machine code
+    must lie in that file's mapping, and what a function reaches (closure, defaults,
+    the globals it names) must be installed code too.
+    """
+
+    def __init__(self, project_root: str) -> None:
+        self._root = os.path.realpath(project_root)
+        self._stdlib = {os.path.realpath(sysconfig.get_path(key)) for key in ("stdlib", "platstdlib")}
+        # The interpreter itself, where built-in modules' machine code lives.
+        libpython = os.path.join(sysconfig.get_config_var("LIBDIR") or "", sysconfig.get_config_var("LDLIBRARY") or "")
+        self._interpreter = {os.path.realpath(path) for path in (sys.executable, libpython) if path}
+        self._recorded: dict[str, str] | None = None
+        self._codes: dict[str, list[types.CodeType]] = {}
+
+    def trusted(self, value: object, depth: int = 3) -> bool:
+        if isinstance(value, types.ModuleType):
+            return self._module(value)
+        if isinstance(value, types.BuiltinFunctionType):
+            # Bound to an object (a dict's get, say), its behaviour is that object's state.
+            owner = value.__self__
+            return (owner is None or isinstance(owner, types.ModuleType)) and self._file(native_library(value))
+        if isinstance(value, types.FunctionType):
+            return self._function(value, depth)
+        if isinstance(value, types.MethodType):
+            return self.trusted(value.__func__, depth)
+        return False
+
+    def _module(self, module: types.ModuleType) -> bool:
+        filename = getattr(module, "__file__", None)
+        if not self._file(filename):
+            return False
+        # Its functions must be what that file (or other installed code) defines.
+        return all(
+            self.trusted(value, depth=1) for value in vars(module).values()
+            if isinstance(value, (types.FunctionType, types.BuiltinFunctionType))
+        )
+
+    def _function(self, function: types.FunctionType, depth: int) -> bool:
+        code = function.__code__
+        if not self._file(code.co_filename) or not any(same_code(code, c) for c in self._compiled(code.co_filename)):
+            return False
+        if depth <= 0:
+            return True
+        reached = [cell.cell_contents for cell in function.__closure__ or () if _filled(cell)]
+        reached += [*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values()]
+        reached += [function.__globals__[name] for name in code_names(code) if name in function.__globals__]
+        return all(self.trusted(value, depth - 1) for value in reached if _runs_code(value))
+
+    def _file(self, filename: str | None) -> bool:
+        if not filename or not os.path.isabs(filename):
+            return False
+        real = os.path.realpath(filename)
+        if real.startswith(self._root + os.sep) or not os.path.isfile(real) or writable(real):
+            return False
+        if real in self._interpreter:
+            return True
+        if any(real.startswith(stdlib + os.sep) for stdlib in self._stdlib):
+            return "-packages" + os.sep not in real
+        expected = self.recorded().get(real)
+        return expected is not None and expected == sha256_record(real)
+
+    def recorded(self) -> dict[str, str]:
+        """Real path -> RECORD sha256 of every file of the image's installed distributions."""
+        if self._recorded is None:
+            self._recorded = {}
+            for dist in importlib.metadata.distributions(path=list(_INSTALLED_PATHS)):
+                for file in dist.files or ():
+                    if file.hash and file.hash.mode == "sha256":
+                        self._recorded[os.path.realpath(file.locate())] = file.hash.value
+        return self._recorded
+
+    def _compiled(self, filename: str) -> list[types.CodeType]:
+        real = os.path.realpath(filename)
+        if real not in self._codes:
+            try:
+                with open(real, "rb") as handle:
+                    top = compile(handle.read(), filename, "exec", dont_inherit=True)
+            except (OSError, SyntaxError, ValueError):
+                top = None
+            self._codes[real] = list(nested_codes(top)) if top else []
+        return self._codes[real]
+
+
+def _filled(cell: types.CellType) -> bool:
+    try:
+        _ = cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def _runs_code(value: object) -> bool:
+    """What a reached value could run when called: anything callable but classes (an
+    isinstance check, a constructor) and modules."""
+    return callable(value) and not isinstance(value, (type, types.ModuleType))
+
+
+def nested_codes(code: types.CodeType):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from nested_codes(const)
+
+
+def same_code(left: types.CodeType, right: types.CodeType) -> bool:
+    return (left.co_name, left.co_firstlineno, left.co_code, left.co_names) == (
+        right.co_name, right.co_firstlineno, right.co_code, right.co_names,
+    )
+
+
+def code_names(code: types.CodeType) -> set[str]:
+    """Global names a function's code (and code nested in it) looks up."""
+    return {name for nested in nested_codes(code) for name in nested.co_names}
+
+
+def writable(path: str) -> bool:
+    """Whether this process could have replaced the file: it or a folder above it is writable."""
+    while True:
+        if os.access(path, os.W_OK):
+            return True
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def sha256_record(path: str) -> str:
+    """A file's sha256 as RECORD spells it (urlsafe base64, no padding)."""
+    with open(path, "rb") as handle:
+        digest = _SHA256(handle.read()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def native_library(function: types.BuiltinFunctionType) -> str | None:
+    """The file mapped where a native function's machine code lies (PyCFunctionObject's
+    m_ml->ml_meth, looked up in /proc/self/maps), or None when the layout does not check out."""
+    pointer = ctypes.sizeof(ctypes.c_void_p)
+    try:
+        # PyCFunctionObject: refcount, type, then m_ml; PyMethodDef: ml_name, then ml_meth.
+        method_def = ctypes.c_void_p.from_address(id(function) + 2 * pointer).value
+        if not method_def or ctypes.c_char_p.from_address(method_def).value != function.__name__.encode():
+            return None
+        address = ctypes.c_void_p.from_address(method_def + pointer).value
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            for line in maps:
+                span, _, _, _, _, *path = line.split(maxsplit=5)
+                low, high = (int(bound, 16) for bound in span.split("-"))
+                if address and low <= address < high:
+                    return path[0].strip() if path and path[0].startswith("/") else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def changed_entry_points(before: dict[str, object], installed: InstalledCode) -> list[str]:
     after = entry_points()
-    changed = [name for name, value in before.items() if name in after and after[name] is not value]
+    changed = [
+        name for name, value in before.items()
+        if name in after and after[name] is not value and not _installed_replacement(name, after[name], installed)
+    ]
     # Removed modules are fine (importlib may drop failed imports); new functions on the
     # watched classes and builtins are not (e.g. TestCase.__init_subclass__ planted), new
     # flags are (pytest caches a few on its own classes).
@@ -130,9 +307,18 @@ def changed_entry_points(before: dict[str, object]) -> list[str]:
         name for name, value in after.items()
         if name not in before and name.split(".", 1)[0] in (*_CLASSES, "builtins")
         and (callable(value) or isinstance(value, (classmethod, staticmethod, property)))
+        and not _installed_replacement(name, value, installed)
     ]
     changed += [name for name, value in before.items() if name not in after and not name.startswith("sys.modules[")]
     return sorted(changed)
+
+
+def _installed_replacement(name: str, value: object, installed: InstalledCode) -> bool:
+    """A builtin added or replaced, or a module replaced, by the image's installed code (a
+    module only by one of its own name)."""
+    if name.startswith("sys.modules["):
+        return isinstance(value, types.ModuleType) and name == f"sys.modules[{value.__name__}]" and installed.trusted(value)
+    return name.startswith("builtins.") and installed.trusted(value)
 
 
 class Integrity:
@@ -227,7 +413,8 @@ def main() -> int:
     sys.path[0:0] = [*import_paths(project_root, joined_import_paths), project_root]
     code = int(pytest.main(args, plugins=[RecordOutcomes(channel, integrity)]))
     integrity.check_shadowing()
-    problems = integrity.problems + [f"entry_point_changed: {name}" for name in changed_entry_points(before)]
+    changed = changed_entry_points(before, InstalledCode(project_root))
+    problems = integrity.problems + [f"entry_point_changed: {name}" for name in changed]
     channel.send({"kind": "integrity", "problems": sorted(set(problems))})
     channel.send({"kind": "end", "exit_code": code})
     return code
