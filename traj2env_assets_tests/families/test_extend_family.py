@@ -211,11 +211,13 @@ def test_recorded_contract_names_new_and_changed_public_code_only() -> None:
     assert "`old.py` (removed)" in text
 
 
-def test_too_few_recorded_new_tests_is_weak_tests(feature: ExtendCandidate) -> None:
-    few = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:4]})
+def test_no_recorded_new_test_is_no_new_tests_but_one_makes_a_task(feature: ExtendCandidate) -> None:
+    none = feature.model_copy(update={"recorded_new_tests": []})
     with pytest.raises(CandidateRejected) as rejected:
-        extend_task_spec(few, None, SOURCE)
-    assert rejected.value.drop.reason == "weak_tests"
+        extend_task_spec(none, None, SOURCE)
+    assert rejected.value.drop.reason == "no_new_tests"
+    one = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:1]})
+    assert extend_task_spec(one, None, SOURCE).tests.tracked_test_ids == feature.recorded_new_tests[:1]
 
 
 def test_llm_spec_tracks_the_models_test_module(feature: ExtendCandidate) -> None:
@@ -288,7 +290,7 @@ def test_judge_keeps_a_discriminating_split_with_strong_tests(feature: ExtendCan
         (_split("FFFFFF", "PPP"), _split("PPPPPF", "PPP"), "k", "tests_fail_on_reference"),
         (_split("FFFFFF", "PFP"), _split("PPPPPP", "PPP"), "k", "existing_tests_fail"),
         (_split("FFFFFP", "PPP"), _split("PPPPPP", "PPP"), "k", "weak_tests"),
-        (_split("FFFF", "PPP"), _split("PPPP", "PPP"), "k", "weak_tests"),
+        (_split("", "PPP"), _split("", "PPP"), "k", "weak_tests"),
         (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), "s", "weak_tests"),
         (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), None, "calibration_failed"),
     ],
@@ -300,6 +302,52 @@ def test_judge_drops_with_the_first_reason_that_holds(
     mutants = None if statuses is None else _mutation(statuses * count)
     verdict = judge(feature, _results(base, reference, mutants))
     assert verdict.drop is not None and verdict.drop.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("new", "killed_share", "kept"),
+    [(1, 0.8, True), (4, 0.75, False), (4, 0.8, True), (5, 0.5, True), (6, 0.45, False)],
+)
+def test_the_kill_rate_floor_is_80_percent_under_5_tests_and_50_from_5(
+    feature: ExtendCandidate, new: int, killed_share: float, kept: bool
+) -> None:
+    mutants = changed_code_mutants(feature)
+    assert len(mutants) >= 20  # fine-grained enough for the shares below
+    killed = round(killed_share * len(mutants))
+    statuses = "k" * killed + "s" * (len(mutants) - killed)
+    verdict = judge(feature, _results(_split("F" * new, "PPP"), _split("P" * new, "PPP"), _mutation(statuses)))
+    assert (verdict.drop is None) is kept
+    if not kept:
+        assert verdict.drop.reason == "weak_tests" and f"with {new} new tests" in verdict.drop.detail
+
+
+def test_a_change_with_few_mutants_is_weak_however_many_die(feature: ExtendCandidate) -> None:
+    # One small function: a single test killing its few mutants proves little.
+    small = feature.model_copy(update={
+        "base_files": {"m.py": "X = 1\n"},
+        "changed_files": {"m.py": "X = 1\n\ndef double(x):\n    return x * 2\n"},
+    })
+    count = len(changed_code_mutants(small))
+    assert 0 < count < 5
+    verdict = judge(small, _results(_split("F", ""), _split("P", ""), _mutation("k" * count)))
+    assert verdict.drop is not None and verdict.drop.reason == "weak_tests"
+    assert verdict.drop.detail == f"the changed code has {count} mutants; at least 5 needed"
+    spec = extend_task_spec(small.model_copy(update={"recorded_new_tests": ["tests/t.py::test_a"]}), None, SOURCE)
+    assert "mutants" not in [probe.name for probe in calibration_plan(small, spec).probes]
+
+
+def test_too_few_mutants_run_within_the_budget_is_calibration_failed(feature: ExtendCandidate) -> None:
+    count = len(changed_code_mutants(feature))
+    verdict = judge(feature, _results(_split("F", "PPP"), _split("P", "PPP"), _mutation("kkkk" + "n" * (count - 4))))
+    assert verdict.drop is not None and verdict.drop.reason == "calibration_failed"
+    assert verdict.drop.detail.startswith(f"4 of {count} mutants ran")
+
+
+def test_tests_that_do_not_load_on_the_base_are_existing_tests_fail_with_the_error(feature: ExtendCandidate) -> None:
+    error = "ImportError while loading conftest '/workspace/tests/conftest.py'.\nModuleNotFoundError: No module named 'yaml'"
+    verdict = judge(feature, _results(error, _split("PPPPPP", "PPP"), _mutation("k")))
+    assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail"
+    assert "No module named 'yaml'" in verdict.drop.detail
 
 
 def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: ExtendCandidate) -> None:
