@@ -35,6 +35,7 @@ from traj2env_assets.families.extend.contract_text import recorded_contract
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.pytests import test_functions as functions_of
+from traj2env_assets.families.extend.request_context import needs_context
 from traj2env_assets.families.extend.task import extend_task_spec, proposal_test_path
 from traj2env_assets.harbor.task_spec import VerifierSpec
 from traj2env_assets.mutation.probes import MARKER
@@ -160,6 +161,54 @@ def test_a_request_that_only_lost_a_doc_is_not_python(tmp_path: Path) -> None:
     mining = _mine_session(_record(session, tmp_path))
     assert [mined.drop.reason if mined.drop else None for mined in mining.candidates] == ["not_python"]
     assert mining.facts == {"requests_without_changes": 0}
+
+
+def _written(builder: SessionBuilder, tmp_path: Path) -> Path:
+    path = tmp_path / "trajectory.json"
+    path.write_text(builder.build().model_dump_json(), encoding="utf-8")
+    return path
+
+
+def _agreeing_session(proposal: str | None) -> SessionBuilder:
+    session = _calc_session().call("Read", {"file_path": "calc.py"}, "1\tdef add", file_content=CALC)
+    if proposal is not None:
+        session = session.say(proposal).call("Read", {"file_path": "README.md"}, "1\t# calc", file_content="# calc\n")
+    return (
+        session.user("Yes, go ahead!")
+        .call("Write", {"file_path": "calc.py", "content": SUB})
+        .call("Write", {"file_path": "tests/test_sub.py", "content": SUB_TESTS})
+        .bash("python -m pytest -q", "5 passed in 0.01s")
+    )
+
+
+@pytest.mark.parametrize("request_text", ["yes", "Do it.", "ok go ahead please", "sure", "fix it"])
+def test_short_or_affirmative_requests_need_context(request_text: str) -> None:
+    assert needs_context(request_text)
+
+
+@pytest.mark.parametrize("request_text", ["Add sub() with tests.", "Make the parser accept empty lines"])
+def test_a_stated_request_needs_no_context(request_text: str) -> None:
+    assert not needs_context(request_text)
+
+
+def test_an_affirmative_request_is_stated_with_the_assistants_proposal(tmp_path: Path) -> None:
+    proposal = "Done with add().\n\nShould I also add sub(a, b) returning a - b, with tests?"
+    session = _agreeing_session(proposal)
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session", _written(session, tmp_path))
+    assert mined.drop is None and mined.candidate.request_context == proposal
+    spec = extend_task_spec(mined.candidate, None, SOURCE)
+    assert spec.instruction.startswith(
+        "The assistant proposed:\n\n> Done with add().\n>\n> Should I also add sub(a, b) returning a - b, with tests?"
+        "\n\nThe user answered: Yes, go ahead!\n\n"
+    )
+    assert ExtendFamily().proposal_request(mined.candidate).values["request"].startswith("The assistant proposed:")
+
+
+def test_an_affirmative_request_without_a_proposal_is_request_needs_context(tmp_path: Path) -> None:
+    session = _agreeing_session(None)
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session", _written(session, tmp_path))
+    assert mined.drop is not None and mined.drop.reason == "request_needs_context"
+    assert "'Yes, go ahead!'" in mined.drop.detail
 
 
 def test_project_size_matters_only_for_a_prompt(feature: ExtendCandidate) -> None:
@@ -398,3 +447,16 @@ def test_split_reward_is_0_when_an_existing_test_does_not_pass(tmp_path: Path, e
     outcomes = {"n1": "passed", "n2": "passed"} | ({"e1": existing} if existing else {})
     verdict = _verdict(tmp_path, outcomes, ["n1", "n2"], ["e1"])
     assert (verdict["reward"], verdict["reason"]) == (0.0, "existing_tests_not_passed")
+
+
+@pytest.mark.slow
+def test_a_declared_dependency_without_a_wheel_is_dependencies_not_installable(
+    feature: ExtendCandidate, tmp_path: Path
+) -> None:
+    # PyYAML 5.4.1 has no wheel for the image's CPython 3.13 (resolved on the host with uv).
+    pinned = feature.model_copy(update={"base_files": feature.base_files | {"requirements.txt": "pyyaml==5.4.1\n"}})
+    source = SOURCE.model_copy(update={"wheelhouse_dir": str(tmp_path / "wheels")})
+    with pytest.raises(CandidateRejected) as rejected:
+        extend_task_spec(pinned, None, source)
+    assert rejected.value.drop.reason == "dependencies_not_installable"
+    assert "pyyaml" in rejected.value.drop.detail.lower()
