@@ -181,12 +181,12 @@ def _agreeing_session(proposal: str | None) -> SessionBuilder:
     )
 
 
-@pytest.mark.parametrize("request_text", ["yes", "Do it.", "ok go ahead please", "sure", "fix it"])
+@pytest.mark.parametrize("request_text", ["yes", "Do it.", "ok go ahead please", "sure", "fix it", "Implement the plan.", "Yes to all", "yes do the quickstart"])
 def test_short_or_affirmative_requests_need_context(request_text: str) -> None:
     assert needs_context(request_text)
 
 
-@pytest.mark.parametrize("request_text", ["Add sub() with tests.", "Make the parser accept empty lines"])
+@pytest.mark.parametrize("request_text", ["Add sub() with tests.", "Make the parser accept empty lines", "Yes, and also make the CSV export skip empty rows"])
 def test_a_stated_request_needs_no_context(request_text: str) -> None:
     assert not needs_context(request_text)
 

@@ -2,7 +2,8 @@
 
 What the user agreed to is in the assistant's last message before the request: the task
 states the request with that message quoted. ``needs_context`` decides which requests
-need it: fewer than ``MIN_WORDS`` words, or only words of agreement. ``assistant_messages``
+need it: fewer than ``MIN_WORDS`` words, only words of agreement ("implement the plan",
+"yes to all"), or a few words opening with a yes ("yes do the quickstart"). ``assistant_messages``
 reads the assistant's last message before each such request from the session's ATIF
 document (streamed, so a large session costs no memory); a request with no such message
 is ``request_needs_context``.
@@ -19,18 +20,27 @@ from atif import Step
 from traj2env_assets.replay.stream import read_streamed
 
 MIN_WORDS = 3
+MAX_WORDS_AFTER_YES = 6
+_YES = frozenset(["yes", "y", "yep", "yeah", "yup", "ok", "okay", "sure", "agreed"])
 MAX_QUOTED_CHARS = 8000
 """A longer message keeps its end: where an assistant asks what to do next."""
-_AGREEMENT = frozenset(
-    ["yes", "y", "yep", "yeah", "yup", "ok", "okay", "k", "sure", "please", "pls", "do", "it", "that", "go", "ahead", "on", "for", "proceed", "continue", "carry", "sounds", "good", "great", "fine", "perfect", "lgtm", "thanks", "thank", "you", "let's", "lets", "agreed", "approve", "approved", "right", "correct", "absolutely", "definitely", "now", "all", "of", "them", "both", "this", "the", "option", "plan"]
-)
+_AGREEMENT = frozenset([
+    "yes", "y", "yep", "yeah", "yup", "ok", "okay", "k", "sure", "please", "pls", "do", "it",
+    "that", "go", "ahead", "on", "for", "proceed", "continue", "carry", "sounds", "good", "great",
+    "fine", "perfect", "lgtm", "thanks", "thank", "you", "let's", "lets", "agreed", "approve",
+    "approved", "right", "correct", "absolutely", "definitely", "now", "all", "of", "them", "both",
+    "this", "the", "option", "plan", "implement", "execute", "start", "resume", "to", "again",
+    "you", "can", "run",
+])
 _WORD = re.compile(r"[a-z0-9']+")
 
 
 def needs_context(request: str) -> bool:
     """A short request, or one made only of agreement, does not say what to build."""
     words = _WORD.findall(request.lower())
-    return len(words) < MIN_WORDS or all(word in _AGREEMENT for word in words)
+    if len(words) < MIN_WORDS or all(word in _AGREEMENT for word in words):
+        return True
+    return words[0] in _YES and len(words) <= MAX_WORDS_AFTER_YES
 
 
 def _text(step: Step) -> str:
