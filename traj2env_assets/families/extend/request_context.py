@@ -30,7 +30,7 @@ _AGREEMENT = frozenset([
     "fine", "perfect", "lgtm", "thanks", "thank", "you", "let's", "lets", "agreed", "approve",
     "approved", "right", "correct", "absolutely", "definitely", "now", "all", "of", "them", "both",
     "this", "the", "option", "plan", "implement", "execute", "start", "resume", "to", "again",
-    "you", "can", "run",
+    "can", "run",
 ])
 _WORD = re.compile(r"[a-z0-9']+")
 
