@@ -9,6 +9,7 @@ network.
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,6 +26,8 @@ from traj2env_assets.dependencies.wheelhouse import (
 from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
 
 IMAGE_WHEELS = "/tmp/traj2env-wheels"
+# uv's words for a package it may not build: "Because pydes==2.0.1 has no usable wheels".
+_NO_WHEEL = re.compile(r"[Bb]ecause (?:all versions of |only )?([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? has no (?:usable )?wheels")
 
 
 class DependenciesNotInstallable(ValueError):
@@ -65,7 +68,9 @@ def python_environment(
     try:
         house = build_wheelhouse(requirements, trajectory_time(timestamp), wheelhouse_dir)
     except DependencyResolutionError as exc:
-        raise DependenciesNotInstallable(f"{', '.join(requirements)}: {exc}") from exc
+        wheelless = list(dict.fromkeys(_NO_WHEEL.findall(str(exc))))
+        lead = f"no wheel for {', '.join(wheelless)}; " if wheelless else ""
+        raise DependenciesNotInstallable(f"{lead}{', '.join(requirements)}: {exc}") from exc
     wheels = house.wheel_paths(wheelhouse_dir)
     install = (
         f"python3 -m pip install --no-cache-dir --no-index --find-links {IMAGE_WHEELS} "

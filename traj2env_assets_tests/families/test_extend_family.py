@@ -459,4 +459,4 @@ def test_a_declared_dependency_without_a_wheel_is_dependencies_not_installable(
     with pytest.raises(CandidateRejected) as rejected:
         extend_task_spec(pinned, None, source)
     assert rejected.value.drop.reason == "dependencies_not_installable"
-    assert "pyyaml" in rejected.value.drop.detail.lower()
+    assert rejected.value.drop.detail.lower().startswith("no wheel for pyyaml")
