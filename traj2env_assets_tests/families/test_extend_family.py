@@ -399,6 +399,17 @@ def test_tests_that_do_not_load_on_the_base_are_existing_tests_fail_with_the_err
     assert "No module named 'yaml'" in verdict.drop.detail
 
 
+def test_a_base_test_file_loading_nowhere_is_existing_tests_fail_not_the_requests_doing(
+    feature: ExtendCandidate,
+) -> None:
+    error = "tests/test_a.py: E   FileNotFoundError: '/workspace/schemas/printer.schema.json'"
+    base = _split("FFFFFF", "MMM", not_loaded_before=["tests/test_a.py"], collect_errors=["tests/test_a.py"], errors=[error])
+    reference = _split("PPPPPP", "MMM", collect_errors=["tests/test_a.py"])
+    verdict = judge(feature, _results(base, reference, _mutation("k")))
+    assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail"
+    assert verdict.drop.detail == f"tests/test_a.py load neither on the base nor on the reference: {error}"
+
+
 def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: ExtendCandidate) -> None:
     spec = extend_task_spec(feature, None, SOURCE)
     plan = calibration_plan(feature, spec)

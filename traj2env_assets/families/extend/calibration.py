@@ -13,6 +13,8 @@ Judgement, first that holds (exact reasons, see README):
 - ``existing_tests_fail``: the tests do not even load on the base (the base probe left no
   outcomes while the reference's did: a conftest or base module that fails to import),
   with the error;
+- ``existing_tests_fail``: a test file the base already had loads neither on the base nor
+  on the reference (the error is in the detail);
 - ``tests_not_collected_before``: a hidden test file that the base already had does not
   even load on the base (its existing tests could not run there);
 - ``tests_fail_on_reference``: a new or existing test did not pass on the reference, in
@@ -62,7 +64,7 @@ _OUTCOME_PLUGIN = f'''import json
 import os
 
 WANTED = json.load(open("{_HELPER_DIR}/ids.json"))
-outcomes, collect_errors = {{}}, []
+outcomes, collect_errors, errors = {{}}, [], []
 
 
 def pytest_runtest_logreport(report):
@@ -79,6 +81,8 @@ def pytest_runtest_logreport(report):
 def pytest_collectreport(report):
     if report.failed:
         collect_errors.append(report.nodeid)
+        lines = str(report.longrepr).strip().splitlines()
+        errors.append(report.nodeid + ": " + (lines[-1] if lines else "")[:200])
 
 
 def pytest_sessionfinish(session):
@@ -89,6 +93,7 @@ def pytest_sessionfinish(session):
         handle.write("T2E-NEW " + letters["new"] + "\\n")
         handle.write("T2E-EXISTING " + letters["existing"] + "\\n")
         handle.write("T2E-SUMMARY " + json.dumps({{"not_passed": not_passed[:10], "collect_errors": collect_errors[:10],
+                                                  "errors": errors[:3],
                                                   "not_loaded_before": before[:10]}}) + "\\n")
 '''
 
@@ -233,6 +238,13 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
     facts: dict[str, Fact] = {
         "new_tests": new, "existing_tests": existing, "base_collect_errors": base.summary.get("collect_errors", []),
     }
+    reference_errors = set(runs[REFERENCE_PROBES[0]].summary.get("collect_errors", []))
+    broken = [path for path in base.summary.get("not_loaded_before", []) if path in reference_errors]
+    if broken:
+        # Not the request's doing: these base test files load neither before nor after it
+        # (a file the replay never saw, a dependency the project does not declare).
+        detail = f"{', '.join(broken)} load neither on the base nor on the reference: {'; '.join(base.summary.get('errors', []))}"
+        return _dropped("existing_tests_fail", detail, facts)
     if base.summary.get("not_loaded_before"):
         detail = f"{', '.join(base.summary['not_loaded_before'])} loaded before the request but not with its new tests"
         return _dropped("tests_not_collected_before", detail, facts)
