@@ -31,8 +31,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         for path in sorted(SAMPLES.glob("codex/python-extend-*.jsonl")):
             replay_dir = Path(temp) / path.stem
-            write_record(replay_trajectory(convert_source(path).trajectory), replay_dir)
-            for mined in mine_extend_candidates(ReplayRecord.load(replay_dir), path.stem):
+            trajectory = convert_source(path).trajectory
+            document = Path(temp) / f"{path.stem}.json"  # read for the context of a short request
+            document.write_text(trajectory.model_dump_json(), encoding="utf-8")
+            write_record(replay_trajectory(trajectory), replay_dir)
+            for mined in mine_extend_candidates(ReplayRecord.load(replay_dir), path.stem, document):
                 if mined.drop is not None:
                     print(f"{mined.task_id}: dropped at mining, {mined.drop.reason}")
                     continue

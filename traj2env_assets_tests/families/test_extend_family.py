@@ -35,6 +35,7 @@ from traj2env_assets.families.extend.contract_text import recorded_contract
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.pytests import test_functions as functions_of
+from traj2env_assets.families.extend.request_context import needs_context
 from traj2env_assets.families.extend.task import extend_task_spec, proposal_test_path
 from traj2env_assets.harbor.task_spec import VerifierSpec
 from traj2env_assets.mutation.probes import MARKER
@@ -162,6 +163,54 @@ def test_a_request_that_only_lost_a_doc_is_not_python(tmp_path: Path) -> None:
     assert mining.facts == {"requests_without_changes": 0}
 
 
+def _written(builder: SessionBuilder, tmp_path: Path) -> Path:
+    path = tmp_path / "trajectory.json"
+    path.write_text(builder.build().model_dump_json(), encoding="utf-8")
+    return path
+
+
+def _agreeing_session(proposal: str | None) -> SessionBuilder:
+    session = _calc_session().call("Read", {"file_path": "calc.py"}, "1\tdef add", file_content=CALC)
+    if proposal is not None:
+        session = session.say(proposal).call("Read", {"file_path": "README.md"}, "1\t# calc", file_content="# calc\n")
+    return (
+        session.user("Yes, go ahead!")
+        .call("Write", {"file_path": "calc.py", "content": SUB})
+        .call("Write", {"file_path": "tests/test_sub.py", "content": SUB_TESTS})
+        .bash("python -m pytest -q", "5 passed in 0.01s")
+    )
+
+
+@pytest.mark.parametrize("request_text", ["yes", "Do it.", "ok go ahead please", "sure", "fix it", "Implement the plan.", "Yes to all", "yes do the quickstart"])
+def test_short_or_affirmative_requests_need_context(request_text: str) -> None:
+    assert needs_context(request_text)
+
+
+@pytest.mark.parametrize("request_text", ["Add sub() with tests.", "Make the parser accept empty lines", "Yes, and also make the CSV export skip empty rows"])
+def test_a_stated_request_needs_no_context(request_text: str) -> None:
+    assert not needs_context(request_text)
+
+
+def test_an_affirmative_request_is_stated_with_the_assistants_proposal(tmp_path: Path) -> None:
+    proposal = "Done with add().\n\nShould I also add sub(a, b) returning a - b, with tests?"
+    session = _agreeing_session(proposal)
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session", _written(session, tmp_path))
+    assert mined.drop is None and mined.candidate.request_context == proposal
+    spec = extend_task_spec(mined.candidate, None, SOURCE)
+    assert spec.instruction.startswith(
+        "The assistant proposed:\n\n> Done with add().\n>\n> Should I also add sub(a, b) returning a - b, with tests?"
+        "\n\nThe user answered: Yes, go ahead!\n\n"
+    )
+    assert ExtendFamily().proposal_request(mined.candidate).values["request"].startswith("The assistant proposed:")
+
+
+def test_an_affirmative_request_without_a_proposal_is_request_needs_context(tmp_path: Path) -> None:
+    session = _agreeing_session(None)
+    [mined] = mine_extend_candidates(_record(session, tmp_path), "session", _written(session, tmp_path))
+    assert mined.drop is not None and mined.drop.reason == "request_needs_context"
+    assert "'Yes, go ahead!'" in mined.drop.detail
+
+
 def test_project_size_matters_only_for_a_prompt(feature: ExtendCandidate) -> None:
     large = feature.model_copy(update={"base_files": {**feature.base_files, "data.py": "X = 1\n" * 30_000}})
     # Recorded mode sends nothing: the candidate becomes a task whatever its size.
@@ -211,11 +260,13 @@ def test_recorded_contract_names_new_and_changed_public_code_only() -> None:
     assert "`old.py` (removed)" in text
 
 
-def test_too_few_recorded_new_tests_is_weak_tests(feature: ExtendCandidate) -> None:
-    few = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:4]})
+def test_no_recorded_new_test_is_no_new_tests_but_one_makes_a_task(feature: ExtendCandidate) -> None:
+    none = feature.model_copy(update={"recorded_new_tests": []})
     with pytest.raises(CandidateRejected) as rejected:
-        extend_task_spec(few, None, SOURCE)
-    assert rejected.value.drop.reason == "weak_tests"
+        extend_task_spec(none, None, SOURCE)
+    assert rejected.value.drop.reason == "no_new_tests"
+    one = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:1]})
+    assert extend_task_spec(one, None, SOURCE).tests.tracked_test_ids == feature.recorded_new_tests[:1]
 
 
 def test_llm_spec_tracks_the_models_test_module(feature: ExtendCandidate) -> None:
@@ -288,7 +339,7 @@ def test_judge_keeps_a_discriminating_split_with_strong_tests(feature: ExtendCan
         (_split("FFFFFF", "PPP"), _split("PPPPPF", "PPP"), "k", "tests_fail_on_reference"),
         (_split("FFFFFF", "PFP"), _split("PPPPPP", "PPP"), "k", "existing_tests_fail"),
         (_split("FFFFFP", "PPP"), _split("PPPPPP", "PPP"), "k", "weak_tests"),
-        (_split("FFFF", "PPP"), _split("PPPP", "PPP"), "k", "weak_tests"),
+        (_split("", "PPP"), _split("", "PPP"), "k", "weak_tests"),
         (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), "s", "weak_tests"),
         (_split("FFFFFF", "PPP"), _split("PPPPPP", "PPP"), None, "calibration_failed"),
     ],
@@ -300,6 +351,63 @@ def test_judge_drops_with_the_first_reason_that_holds(
     mutants = None if statuses is None else _mutation(statuses * count)
     verdict = judge(feature, _results(base, reference, mutants))
     assert verdict.drop is not None and verdict.drop.reason == reason
+
+
+@pytest.mark.parametrize(
+    ("new", "killed_share", "kept"),
+    [(1, 0.8, True), (4, 0.75, False), (4, 0.8, True), (5, 0.5, True), (6, 0.45, False)],
+)
+def test_the_kill_rate_floor_is_80_percent_under_5_tests_and_50_from_5(
+    feature: ExtendCandidate, new: int, killed_share: float, kept: bool
+) -> None:
+    mutants = changed_code_mutants(feature)
+    assert len(mutants) >= 20  # fine-grained enough for the shares below
+    killed = round(killed_share * len(mutants))
+    statuses = "k" * killed + "s" * (len(mutants) - killed)
+    verdict = judge(feature, _results(_split("F" * new, "PPP"), _split("P" * new, "PPP"), _mutation(statuses)))
+    assert (verdict.drop is None) is kept
+    if not kept:
+        assert verdict.drop.reason == "weak_tests" and f"with {new} new tests" in verdict.drop.detail
+
+
+def test_a_change_with_few_mutants_is_weak_however_many_die(feature: ExtendCandidate) -> None:
+    # One small function: a single test killing its few mutants proves little.
+    small = feature.model_copy(update={
+        "base_files": {"m.py": "X = 1\n"},
+        "changed_files": {"m.py": "X = 1\n\ndef double(x):\n    return x * 2\n"},
+    })
+    count = len(changed_code_mutants(small))
+    assert 0 < count < 5
+    verdict = judge(small, _results(_split("F", ""), _split("P", ""), _mutation("k" * count)))
+    assert verdict.drop is not None and verdict.drop.reason == "weak_tests"
+    assert verdict.drop.detail == f"the changed code has {count} mutants; at least 5 needed"
+    spec = extend_task_spec(small.model_copy(update={"recorded_new_tests": ["tests/t.py::test_a"]}), None, SOURCE)
+    assert "mutants" not in [probe.name for probe in calibration_plan(small, spec).probes]
+
+
+def test_too_few_mutants_run_within_the_budget_is_calibration_failed(feature: ExtendCandidate) -> None:
+    count = len(changed_code_mutants(feature))
+    verdict = judge(feature, _results(_split("F", "PPP"), _split("P", "PPP"), _mutation("kkkk" + "n" * (count - 4))))
+    assert verdict.drop is not None and verdict.drop.reason == "calibration_failed"
+    assert verdict.drop.detail.startswith(f"4 of {count} mutants ran")
+
+
+def test_tests_that_do_not_load_on_the_base_are_existing_tests_fail_with_the_error(feature: ExtendCandidate) -> None:
+    error = "ImportError while loading conftest '/workspace/tests/conftest.py'.\nModuleNotFoundError: No module named 'yaml'"
+    verdict = judge(feature, _results(error, _split("PPPPPP", "PPP"), _mutation("k")))
+    assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail"
+    assert "No module named 'yaml'" in verdict.drop.detail
+
+
+def test_a_base_test_file_loading_nowhere_is_existing_tests_fail_not_the_requests_doing(
+    feature: ExtendCandidate,
+) -> None:
+    error = "tests/test_a.py: E   FileNotFoundError: '/workspace/schemas/printer.schema.json'"
+    base = _split("FFFFFF", "MMM", not_loaded_before=["tests/test_a.py"], collect_errors=["tests/test_a.py"], errors=[error])
+    reference = _split("PPPPPP", "MMM", collect_errors=["tests/test_a.py"])
+    verdict = judge(feature, _results(base, reference, _mutation("k")))
+    assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail"
+    assert verdict.drop.detail == f"tests/test_a.py load neither on the base nor on the reference: {error}"
 
 
 def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: ExtendCandidate) -> None:
@@ -350,3 +458,16 @@ def test_split_reward_is_0_when_an_existing_test_does_not_pass(tmp_path: Path, e
     outcomes = {"n1": "passed", "n2": "passed"} | ({"e1": existing} if existing else {})
     verdict = _verdict(tmp_path, outcomes, ["n1", "n2"], ["e1"])
     assert (verdict["reward"], verdict["reason"]) == (0.0, "existing_tests_not_passed")
+
+
+@pytest.mark.slow
+def test_a_declared_dependency_without_a_wheel_is_dependencies_not_installable(
+    feature: ExtendCandidate, tmp_path: Path
+) -> None:
+    # PyYAML 5.4.1 has no wheel for the image's CPython 3.13 (resolved on the host with uv).
+    pinned = feature.model_copy(update={"base_files": feature.base_files | {"requirements.txt": "pyyaml==5.4.1\n"}})
+    source = SOURCE.model_copy(update={"wheelhouse_dir": str(tmp_path / "wheels")})
+    with pytest.raises(CandidateRejected) as rejected:
+        extend_task_spec(pinned, None, source)
+    assert rejected.value.drop.reason == "dependencies_not_installable"
+    assert rejected.value.drop.detail.lower().startswith("no wheel for pyyaml")

@@ -22,6 +22,11 @@ class SessionBuilder:
         self.steps.append({"source": "user", "message": text, "timestamp": "2026-03-01T10:00:00Z"})
         return self
 
+    def say(self, text: str) -> SessionBuilder:
+        """An assistant message without tool calls."""
+        self.steps.append({"source": "agent", "message": text})
+        return self
+
     def call(
         self,
         name: str,

@@ -8,16 +8,22 @@ test files that did not collect, so the output stays short whatever pytest print
 
 Judgement, first that holds (exact reasons, see README):
 
-- ``calibration_failed``: a probe timed out or left no outcomes;
+- ``calibration_failed``: a reference probe timed out or left no outcomes, or too few
+  mutants ran within the budget;
+- ``existing_tests_fail``: the tests do not even load on the base (the base probe left no
+  outcomes while the reference's did: a conftest or base module that fails to import),
+  with the error;
+- ``existing_tests_fail``: a test file the base already had loads neither on the base nor
+  on the reference (the error is in the detail);
 - ``tests_not_collected_before``: a hidden test file that the base already had does not
   even load on the base (its existing tests could not run there);
 - ``tests_fail_on_reference``: a new or existing test did not pass on the reference, in
   either run (broken or flaky);
 - ``existing_tests_fail``: an existing test did not pass on the base;
-- ``weak_tests``: a new test passes on the base already, fewer than 5 new tests
-  discriminate, or the new and existing tests together catch under 50 % of the mutants
-  of the changed code (``traj2env_assets.mutation``; a mutant that breaks an existing
-  test counts, since it would make the reward 0), or the changed code has no mutant.
+- ``weak_tests``: the strength floor (``strength``): a new test passes on the base
+  already, no new test discriminates, the changed code has too few mutants, or the new
+  and existing tests together catch too few of them (``traj2env_assets.mutation``; a
+  mutant that breaks an existing test counts, since it would make the reward 0).
 """
 
 from __future__ import annotations
@@ -35,9 +41,9 @@ from traj2env_assets.families.contract import (
     Probe,
     ProbeResult,
 )
+from traj2env_assets.families.extend import strength
 from traj2env_assets.families.extend.candidates import ExtendCandidate
 from traj2env_assets.families.extend.changed_code import changed_code_mutants
-from traj2env_assets.families.extend.task import MIN_NEW_TESTS
 from traj2env_assets.harbor.scripts import PRISTINE_DIR
 from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
 from traj2env_assets.mutation import kill_rate, mutation_probe, parse_mutation_results
@@ -47,7 +53,6 @@ REFERENCE_PROBES = ("reference_1", "reference_2")
 MUTANTS_PROBE = "mutants"
 PROBE_TIMEOUT_S = 300
 MUTATION_BUDGET_S = 300
-MIN_KILL_RATE = 0.5
 _HELPER_DIR = "/tmp/traj2env-calibration"
 _LETTERS = {kind: re.compile(rf"^T2E-{kind.upper()} ([PFESM]*)$", re.MULTILINE) for kind in ("new", "existing")}
 _SUMMARY = re.compile(r"^T2E-SUMMARY (\{.*\})$", re.MULTILINE)
@@ -59,7 +64,7 @@ _OUTCOME_PLUGIN = f'''import json
 import os
 
 WANTED = json.load(open("{_HELPER_DIR}/ids.json"))
-outcomes, collect_errors = {{}}, []
+outcomes, collect_errors, errors = {{}}, [], []
 
 
 def pytest_runtest_logreport(report):
@@ -76,6 +81,8 @@ def pytest_runtest_logreport(report):
 def pytest_collectreport(report):
     if report.failed:
         collect_errors.append(report.nodeid)
+        lines = str(report.longrepr).strip().splitlines()
+        errors.append(report.nodeid + ": " + (lines[-1] if lines else "")[:200])
 
 
 def pytest_sessionfinish(session):
@@ -86,6 +93,7 @@ def pytest_sessionfinish(session):
         handle.write("T2E-NEW " + letters["new"] + "\\n")
         handle.write("T2E-EXISTING " + letters["existing"] + "\\n")
         handle.write("T2E-SUMMARY " + json.dumps({{"not_passed": not_passed[:10], "collect_errors": collect_errors[:10],
+                                                  "errors": errors[:3],
                                                   "not_loaded_before": before[:10]}}) + "\\n")
 '''
 
@@ -136,8 +144,8 @@ def split_probes(spec: TaskSpec) -> list[Probe]:
 def mutants_probe(candidate: ExtendCandidate, spec: TaskSpec) -> Probe | None:
     """Mutants of the changed code against every new and existing test, on the reference."""
     mutants = changed_code_mutants(candidate)
-    if not mutants:
-        return None
+    if strength.too_few_mutants(len(mutants)) is not None:
+        return None  # judged weak without running them
     files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(spec.tests.test_files)
     return mutation_probe(
         MUTANTS_PROBE, mutants, [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids], files,
@@ -171,37 +179,56 @@ def _dropped(reason: str, detail: str, facts: dict[str, Fact]) -> CalibrationVer
     return CalibrationVerdict(drop=Drop(reason=reason, detail=detail), facts=facts)
 
 
-def _judge_mutants(candidate: ExtendCandidate, result: ProbeResult | None, facts: dict[str, Fact]) -> CalibrationVerdict:
+def _judge_mutants(
+    candidate: ExtendCandidate, result: ProbeResult | None, new_tests: int, facts: dict[str, Fact]
+) -> CalibrationVerdict:
     mutants = changed_code_mutants(candidate)
     facts["mutants"] = len(mutants)
-    if not mutants:
-        return _dropped("weak_tests", "the changed code has no mutant to catch", facts)
+    if (detail := strength.too_few_mutants(len(mutants))) is not None:
+        return _dropped("weak_tests", detail, facts)
     mutation = parse_mutation_results(result, mutants) if result is not None else None
     if mutation is None or not mutation.baseline_passed:
         detail = "the mutation probe left no results" if mutation is None else "the tests failed on the reference"
         return _dropped("calibration_failed", detail, facts)
     rate = kill_rate(mutation)
+    ran = len(mutants) - mutation.count("not_run")
     facts |= {
         "mutants_killed": mutation.count("killed") + mutation.count("timeout"),
         "mutants_survived": mutation.count("survived"),
         "mutants_not_run": mutation.count("not_run"),
         "mutation_seconds": round(mutation.seconds, 1),
     }
-    if rate is None:
-        return _dropped("calibration_failed", "no mutant ran within the budget", facts)
+    if rate is None or ran < strength.MIN_MUTANTS_RUN:
+        return _dropped(
+            "calibration_failed",
+            f"{ran} of {len(mutants)} mutants ran within the budget; at least {strength.MIN_MUTANTS_RUN} needed", facts,
+        )
     facts["kill_rate"] = round(rate, 3)
-    if rate < MIN_KILL_RATE:
+    if (detail := strength.weak_kill_rate(new_tests, rate)) is not None:
         by_id = {mutant.id: mutant for mutant in mutants}
         survivors = "; ".join(
             f"{by_id[i].path}:{by_id[i].line} {by_id[i].description}" for i in mutation.survivors()[:5]
         )
-        return _dropped("weak_tests", f"{rate:.0%} of the changed code's mutants caught (at least {MIN_KILL_RATE:.0%} needed): {survivors}", facts)
+        return _dropped("weak_tests", f"{detail}: {survivors}", facts)
     return CalibrationVerdict(facts=facts)
+
+
+def _not_loading_on_base(results: Mapping[str, ProbeResult], runs: Mapping[str, _Run]) -> CalibrationVerdict | None:
+    """The base left no outcomes while both reference runs did: the tests do not load on the
+    base at all (a conftest or module it imports fails), so its existing tests cannot pass."""
+    if BASE_PROBE not in runs or runs[BASE_PROBE].usable or results[BASE_PROBE].timed_out:
+        return None
+    if not all(name in runs and runs[name].usable for name in REFERENCE_PROBES):
+        return None
+    error = results[BASE_PROBE].output_tail.strip()[-600:]
+    return _dropped("existing_tests_fail", f"the tests do not load on the base: {error}", {})
 
 
 def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
     names = (BASE_PROBE, *REFERENCE_PROBES)
     runs = {name: _Run(results[name]) for name in names if name in results}
+    if (verdict := _not_loading_on_base(results, runs)) is not None:
+        return verdict
     unusable = [name for name in names if name not in runs or not runs[name].usable]
     if unusable:
         tails = " | ".join(results[name].output_tail[-300:] for name in unusable if name in results)
@@ -211,6 +238,13 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
     facts: dict[str, Fact] = {
         "new_tests": new, "existing_tests": existing, "base_collect_errors": base.summary.get("collect_errors", []),
     }
+    reference_errors = set(runs[REFERENCE_PROBES[0]].summary.get("collect_errors", []))
+    broken = [path for path in base.summary.get("not_loaded_before", []) if path in reference_errors]
+    if broken:
+        # Not the request's doing: these base test files load neither before nor after it
+        # (a file the replay never saw, a dependency the project does not declare).
+        detail = f"{', '.join(broken)} load neither on the base nor on the reference: {'; '.join(base.summary.get('errors', []))}"
+        return _dropped("existing_tests_fail", detail, facts)
     if base.summary.get("not_loaded_before"):
         detail = f"{', '.join(base.summary['not_loaded_before'])} loaded before the request but not with its new tests"
         return _dropped("tests_not_collected_before", detail, facts)
@@ -219,11 +253,10 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
         if not (run.all_passed("new") and run.all_passed("existing")):
             return _dropped("tests_fail_on_reference", f"{name}: {', '.join(run.summary.get('not_passed', []))}", facts)
     if not base.all_passed("existing"):
-        return _dropped("existing_tests_fail", ", ".join(base.summary.get("not_passed", [])), facts)
-    discriminating = new - base.passed("new")
-    facts["discriminating_tests"] = discriminating
-    if discriminating < new:
-        return _dropped("weak_tests", f"{new - discriminating} of {new} new tests already pass on the base", facts)
-    if discriminating < MIN_NEW_TESTS:
-        return _dropped("weak_tests", f"{discriminating} discriminating new tests; at least {MIN_NEW_TESTS} needed", facts)
-    return _judge_mutants(candidate, results.get(MUTANTS_PROBE), facts)
+        errors = base.summary.get("collect_errors", [])
+        loading = f" (did not load: {', '.join(errors)})" if errors else ""
+        return _dropped("existing_tests_fail", ", ".join(base.summary.get("not_passed", [])) + loading, facts)
+    facts["discriminating_tests"] = new - base.passed("new")
+    if (detail := strength.not_discriminating(new, base.passed("new"))) is not None:
+        return _dropped("weak_tests", detail, facts)
+    return _judge_mutants(candidate, results.get(MUTANTS_PROBE), new, facts)

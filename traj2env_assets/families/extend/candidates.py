@@ -15,15 +15,21 @@ A file the request changed that the log does not show in full and the project do
 need (``project_needs``: a README, notes, another tool's configuration) is left as the base
 had it, and the candidate says so (``left_out_files``).
 
+A short or merely affirmative request ("yes", "go ahead") is stated with the assistant's
+last message before it, what the user agreed to (``request_context``).
+
 Skip reasons of this stage (exact strings):
 - ``not_python``: the request changed no Python source file (tests aside);
-- ``project_files_lost``: a file the request changed and the project needs is not known in full.
+- ``project_files_lost``: a file the request changed and the project needs is not known in full;
+- ``request_needs_context``: the request is short or merely affirmative and no assistant
+  message precedes it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import posixpath
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +37,11 @@ from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.families.build.candidates import project_needs
 from traj2env_assets.families.contract import Drop, MinedCandidate
 from traj2env_assets.families.extend.pytests import is_python_test_file, project_tests
+from traj2env_assets.families.extend.request_context import (
+    RequestContexts,
+    needs_context,
+    stated_request,
+)
 from traj2env_assets.harbor.task_spec import is_test_path
 from traj2env_assets.replay import ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
@@ -48,6 +59,8 @@ class ExtendCandidate(BaseModel):
     request_number: int
     """1-based: the task implements the session's ``request_number``-th request."""
     request: str
+    request_context: str | None = None
+    """For a short or merely affirmative request: the assistant's last message before it."""
     timestamp: str | None = None
     base_files: dict[str, str]
     """The project as request k left it (the task's environment), without lost files."""
@@ -61,6 +74,11 @@ class ExtendCandidate(BaseModel):
     not need: the reference keeps the base's copy (or none)."""
     recorded_new_tests: list[str] = Field(default_factory=list)
     recorded_existing_tests: list[str] = Field(default_factory=list)
+
+    @property
+    def statement(self) -> str:
+        """The request as the task states it (with what it agreed to, when it needs that)."""
+        return stated_request(self.request, self.request_context)
 
     @property
     def reference_files(self) -> dict[str, str]:
@@ -119,7 +137,7 @@ def _seen_tests(files: dict[str, str], seen: set[tuple[str, str]]) -> dict[str, 
 
 def _candidate(
     record: ReplayRecord, partition_key: str, request: UserRequest, next_index: int | None,
-    passing: dict[int, set[tuple[str, str]]],
+    passing: dict[int, set[tuple[str, str]]], contexts: RequestContexts,
 ) -> MinedExtend | None:
     """Request k+1 as a candidate, or None when it changed no project file."""
     base = record.files_before_request(request.request_index)
@@ -147,6 +165,7 @@ def _candidate(
         partition_key=partition_key,
         request_number=number,
         request=request.text,
+        request_context=contexts.get(request.step_id) if needs_context(request.text) else None,
         timestamp=request.timestamp,
         base_files=base,
         changed_files=changed,
@@ -173,6 +192,8 @@ def _drop(candidate: ExtendCandidate, lost_needed: list[str]) -> tuple[str | Non
         return "not_python", "the request changed no Python source file"
     if lost_needed:
         return "project_files_lost", f"changed but not known in full: {', '.join(lost_needed)}"
+    if needs_context(candidate.request) and candidate.request_context is None:
+        return "request_needs_context", f"the request {candidate.request.strip()[:80]!r} says no more than agreement and no assistant message precedes it"
     return None, ""
 
 
@@ -183,6 +204,7 @@ def _mined(candidate: ExtendCandidate, reason: str | None, detail: str) -> Mined
         drop=Drop(reason=reason, detail=detail) if reason else None,
         facts={
             "request_number": candidate.request_number,
+            "request_context": candidate.request_context is not None,
             "changed_paths": sorted([*candidate.changed_files, *candidate.deleted_files]),
             "left_out_files": candidate.left_out_files,
             "recorded_new_tests": len(candidate.recorded_new_tests),
@@ -191,15 +213,20 @@ def _mined(candidate: ExtendCandidate, reason: str | None, detail: str) -> Mined
     )
 
 
-def mine_extend_session(record: ReplayRecord, partition_key: str) -> tuple[list[MinedExtend], int]:
+def mine_extend_session(
+    record: ReplayRecord, partition_key: str, trajectory_path: Path | None = None
+) -> tuple[list[MinedExtend], int]:
     """One candidate per user request after the first that changed a project file, kept or
-    dropped with a reason; and how many such requests changed none."""
+    dropped with a reason; and how many such requests changed none. ``trajectory_path``
+    (the session's ATIF document) is read only when a request needs its context."""
     requests = list(record.user_requests())
     passing = passing_test_files(record)
+    wanted = [request.step_id for request in requests[1:] if needs_context(request.text)]
+    contexts = RequestContexts(trajectory_path, wanted)
     mined, unchanged = [], 0
     for position, request in enumerate(requests[1:], 1):
         following = requests[position + 1].request_index if position + 1 < len(requests) else None
-        candidate = _candidate(record, partition_key, request, following, passing)
+        candidate = _candidate(record, partition_key, request, following, passing, contexts)
         if candidate is None:
             unchanged += 1
         else:
@@ -207,5 +234,7 @@ def mine_extend_session(record: ReplayRecord, partition_key: str) -> tuple[list[
     return mined, unchanged
 
 
-def mine_extend_candidates(record: ReplayRecord, partition_key: str) -> list[MinedExtend]:
-    return mine_extend_session(record, partition_key)[0]
+def mine_extend_candidates(
+    record: ReplayRecord, partition_key: str, trajectory_path: Path | None = None
+) -> list[MinedExtend]:
+    return mine_extend_session(record, partition_key, trajectory_path)[0]

@@ -82,22 +82,22 @@ class ReferenceWithForgeryControl(Control):
 
 class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
     name = "extend"
-    version = "2"
+    version = "3"
     candidate_model = ExtendCandidate
     proposal_schema = ExtendProposal
     proposal_optional = True
     reward_kind = "fraction"
 
     def mine(self, source: MiningInput) -> list[MinedCandidate[ExtendCandidate]]:
-        return mine_extend_candidates(source.record, source.partition_key)
+        return mine_extend_candidates(source.record, source.partition_key, source.trajectory_path)
 
     def mine_session(self, source: MiningInput) -> SessionMining:
-        mined, unchanged = mine_extend_session(source.record, source.partition_key)
+        mined, unchanged = mine_extend_session(source.record, source.partition_key, source.trajectory_path)
         return SessionMining(candidates=list(mined), facts={MINING_FACT_UNCHANGED: unchanged})
 
     def proposal_request(self, candidate: ExtendCandidate) -> ProposalRequest:
         values = {
-            "request": candidate.request,
+            "request": candidate.statement,
             "base": _rendered(candidate.base_files),
             "changes": _rendered(candidate.changed_files),
             "existing_tests": ", ".join(candidate.recorded_existing_tests) or "(none recorded)",

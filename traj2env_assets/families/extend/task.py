@@ -1,37 +1,35 @@
 """An extend candidate as a Harbor ``TaskSpec``.
 
-The environment is the base project (its tests included); ``solution/solve.sh`` writes
+The environment is the base project (its tests included) with the dependencies it
+declares installed offline from the workspace's wheelhouse (``dependencies.python_environment``,
+as for repair; one that does not resolve into wheels is ``dependencies_not_installable``);
+``solution/solve.sh`` writes
 the reference's changed source files. The hidden tests are the test files and test
 harness files request k+1 added or changed; in ``llm`` mode the model's test module
 instead of the request's test modules. The verifier's reward mode is ``split``: the share of new tests passed, 0 when
-any existing test fails.
+any existing test fails. A candidate without a single new test is ``no_new_tests`` (the
+rest of the strength floor is judged in the image: ``strength``).
 """
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
-from traj2env_assets.dependencies import declared_requirements
-from traj2env_assets.dependencies.system_libraries import system_library_lines
+from traj2env_assets.dependencies import DependenciesNotInstallable, python_environment
 from traj2env_assets.families.build.task import left_out_note
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.families.extend.candidates import ExtendCandidate
 from traj2env_assets.families.extend.contract_text import recorded_contract
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.pytests import is_python_test_file, test_functions
+from traj2env_assets.families.extend.strength import no_tests
 from traj2env_assets.families.repair.task import pytest_config_path
-from traj2env_assets.harbor.python_dependencies import (
-    python_dependency_lines,
-    trajectory_date,
-)
 from traj2env_assets.harbor.task_spec import (
     PYTHON_HARNESS_FILES,
     TaskSpec,
     VerifierSpec,
     is_test_path,
 )
-
-MIN_NEW_TESTS = 5
 
 
 def _is_test_support(path: str) -> bool:
@@ -65,7 +63,7 @@ def hidden_tests(candidate: ExtendCandidate, proposal: ExtendProposal | None) ->
 def instruction(candidate: ExtendCandidate, contract: str) -> str:
     note = f"\n{left_out_note(candidate.left_out_files)}\n" if candidate.left_out_files else ""
     return (
-        f"{candidate.request.strip()}\n\n"
+        f"{candidate.statement}\n\n"
         "## Contract\n\n"
         f"{contract.strip() or '(no public interface change)'}\n\n"
         "The project is in /workspace. Implement the request there; keep the project's "
@@ -76,9 +74,14 @@ def instruction(candidate: ExtendCandidate, contract: str) -> str:
 
 def extend_task_spec(candidate: ExtendCandidate, proposal: ExtendProposal | None, source: TaskSource) -> TaskSpec:
     hidden, new_tests = hidden_tests(candidate, proposal)
-    if len(new_tests) < MIN_NEW_TESTS:
-        origin = "the model's test module" if proposal else "tests the session added and saw pass"
-        raise CandidateRejected("weak_tests", f"{len(new_tests)} new tests from {origin}; at least {MIN_NEW_TESTS} needed")
+    origin = "the model's test module" if proposal else "tests the session added and saw pass"
+    if (detail := no_tests(len(new_tests), origin)) is not None:
+        raise CandidateRejected("no_new_tests", detail)
+    wheelhouse = Path(source.wheelhouse_dir) if source.wheelhouse_dir else None
+    try:
+        environment = python_environment(candidate.base_files, candidate.timestamp, wheelhouse)
+    except DependenciesNotInstallable as exc:
+        raise CandidateRejected("dependencies_not_installable", str(exc)) from exc
     existing = [test_id for test_id in candidate.recorded_existing_tests if test_id not in new_tests]
     contract = proposal.contract if proposal else recorded_contract(
         candidate.base_files, candidate.changed_files, candidate.deleted_files
@@ -89,10 +92,8 @@ def extend_task_spec(candidate: ExtendCandidate, proposal: ExtendProposal | None
         org=source.org,
         instruction=instruction(candidate, contract),
         base_image="python",
-        dependency_lines=[
-            *system_library_lines(declared_requirements(candidate.base_files)),
-            *python_dependency_lines(candidate.base_files, trajectory_date(candidate.timestamp)),
-        ],
+        dependency_lines=environment.lines,
+        context_files=environment.context_files,
         project_files={path: text.encode() for path, text in candidate.base_files.items()},
         solution_files={
             path: text.encode() for path, text in candidate.changed_files.items() if not _is_test_support(path)

@@ -36,19 +36,14 @@ import re
 import shlex
 from pathlib import Path
 
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
-from pydantic import BaseModel, Field
-
 from traj2env_assets.dependencies import (
-    DependencyResolutionError,
-    build_wheelhouse,
-    declared_requirements,
+    DependenciesNotInstallable,
+    EnvironmentPlan,
+    python_environment,
 )
-from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.instruction import repair_instruction
-from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
+from traj2env_assets.harbor.python_dependencies import trajectory_date
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")
@@ -56,17 +51,10 @@ _JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[c
 # The package providing each Python check's tool in the image (the verifier runs unittest
 # cases with pytest).
 _PYTHON_TOOL_PACKAGE = {"pytest": "pytest", "unittest": "pytest", "ruff": "ruff", "mypy": "mypy"}
-_IMAGE_WHEELS = "/tmp/traj2env-wheels"
 
 
 class UnverifiableCheck(ValueError):
     """The check's failures cannot be tied to test ids the verifier can track."""
-
-
-class DependenciesNotInstallable(ValueError):
-    """The check needs a manifest (package.json) the replay never saw, or Python
-    requirements that cannot be resolved into wheels, so its dependencies cannot be
-    installed in the image."""
 
 
 def check_manifest(candidate: RepairCandidate) -> str | None:
@@ -235,58 +223,13 @@ def pytest_config_path(files: dict[str, str], directory: str = "") -> str | None
         current = posixpath.dirname(current)
 
 
-class EnvironmentPlan(BaseModel):
-    """The Dockerfile lines installing the project's dependencies, and the host files
-    (wheels) they need in the build context."""
-
-    lines: list[str] = Field(default_factory=list)
-    context_files: dict[str, str] = Field(default_factory=dict)
-
-
-def _python_environment(candidate: RepairCandidate, wheelhouse_dir: Path | None) -> EnvironmentPlan:
-    tool = _PYTHON_TOOL_PACKAGE[candidate.check.tool]
-    declared = declared_requirements(candidate.project_files)
-    if not declared and tool == "pytest":
-        # Nothing declared: the check needs only pytest, which the offline stand-in of
-        # the python image has; anywhere else a pinned pytest is installed.
-        date = trajectory_date(candidate.timestamp)
-        pin = f" --exclude-newer {date}" if date else ""
-        install = (
-            "python3 -m pip install --no-cache-dir --break-system-packages uv && "
-            f"uv pip install --system --break-system-packages{pin} pytest"
-        )
-        return EnvironmentPlan(lines=[f'RUN python3 -c "import pytest" 2>/dev/null || ({install})'])
-    names = {canonicalize_name(Requirement(line).name) for line in declared}
-    requirements = declared + ([tool] if tool not in names else [])
-    if wheelhouse_dir is None:
-        raise DependenciesNotInstallable(
-            f"the project needs {', '.join(requirements)} and no wheelhouse directory was given to resolve them into"
-        )
-    try:
-        house = build_wheelhouse(requirements, trajectory_time(candidate.timestamp), wheelhouse_dir)
-    except DependencyResolutionError as exc:
-        raise DependenciesNotInstallable(f"{', '.join(requirements)}: {exc}") from exc
-    wheels = house.wheel_paths(wheelhouse_dir)
-    install = (
-        f"python3 -m pip install --no-cache-dir --no-index --find-links {_IMAGE_WHEELS} "
-        "--break-system-packages --ignore-installed --disable-pip-version-check " + " ".join(shlex.quote(pin) for pin in house.pins)
-    )
-    return EnvironmentPlan(
-        lines=[
-            *system_library_lines(house.pins),
-            f"COPY wheels/ {_IMAGE_WHEELS}/",
-            f"RUN {install} && rm -rf {_IMAGE_WHEELS}",
-        ],
-        context_files={f"wheels/{name}": str(path) for name, path in wheels.items()},
-    )
-
-
 def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = None) -> EnvironmentPlan:
     """What installs the project's declared dependencies, pinned to the trajectory's time:
     Python packages from wheels resolved on the host (``--no-index`` in the image), npm
     packages with ``npm ci --before``."""
     if candidate.check.language == "python":
-        return _python_environment(candidate, wheelhouse_dir)
+        tool = _PYTHON_TOOL_PACKAGE[candidate.check.tool]
+        return python_environment(candidate.project_files, candidate.timestamp, wheelhouse_dir, tool)
     files = candidate.project_files
     date = trajectory_date(candidate.timestamp)
     lines: list[str] = []
