@@ -118,5 +118,10 @@ def test_forging_jests_results_scores_zero(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
     forged = engine.run_trial(trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
-    assert forged.reward == 0.0
-    assert forged.verdict["reason"] in ("results_forged", "sentinel_contradiction", "check_failed"), forged.verdict
+    verdict = forged.verdict
+    # The static check names the patched global first; behind it, the run itself shows the
+    # forgery: records in the pipe without the key, or a must-fail sentinel passing.
+    assert (forged.reward, verdict["reason"]) == (0.0, "tamper_detected"), verdict
+    in_test_file = [outcome for name, outcome in verdict["sentinels"].items() if name.startswith("calc.test.js::")]
+    # One of the two sentinels appended to the test file must fail; the patched expect passes both.
+    assert verdict["forged_records"] > 0 or in_test_file == ["passed", "passed"], verdict
