@@ -128,7 +128,7 @@ def test_sh(spec: TaskSpec) -> str:
         return _ANSWER_TEST_SH.format(answer=ANSWER_FILE, harness=HARNESS_DIR, gold=GOLD_FILE)
     tests = spec.tests
     harness_names = harness_files(tests.runner)
-    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner != "node" else set()
+    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner not in ("node", "jest") else set()
     # A lint check's fix may edit test code: only configuration is restored.
     test_dirs = "-false" if tests.runner == "lint" else _find_names(TEST_DIR_NAMES)
     test_globs = [] if tests.runner == "lint" else TEST_FILE_GLOBS
@@ -141,13 +141,13 @@ def test_sh(spec: TaskSpec) -> str:
         test_dirs=test_dirs,
         test_files=_find_names([*test_globs, *sorted(harness_names | extra)]),
         node_modules=NODE_MODULES,
-        node_modules_action="-print0" if tests.runner == "node" else "",
+        node_modules_action="-print0" if tests.runner in ("node", "jest") else "",
         python_env_dirs=_find_names(PYTHON_ENVIRONMENT_DIRS),
         tamper=_TAMPER_CHECK[tests.runner],
         tamper_timeout=TAMPER_CHECK_TIMEOUT_S,
         gate=_gate_run() if tests.behaviour_gate is not None else "",
     )
-    run = {"pytest": _pytest_run, "node": _node_run, "lint": _lint_run}[tests.runner](spec)
+    run = {"pytest": _pytest_run, "node": _node_run, "jest": _jest_run, "lint": _lint_run}[tests.runner](spec)
     return head + run
 
 
@@ -211,6 +211,19 @@ def _node_run(spec: TaskSpec) -> str:
     )
 
 
+def _jest_run(spec: TaskSpec) -> str:
+    tests = spec.tests
+    files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
+    return _JEST_RUN.format(
+        files=" ".join(shlex.quote(path) for path in files),
+        timeout=tests.timeout_sec,
+        user=TEST_USER,
+        path=_CLEAN_PATH,
+        harness=HARNESS_DIR,
+        mode=tests.reward,
+    )
+
+
 _ANSWER_TEST_SH = """#!/bin/bash
 # traj2env verifier (answer file). Runs as root in a fresh container from the task image;
 # only {answer} crossed from the agent's container. The grader reads it as data (no
@@ -244,6 +257,7 @@ def _lint_run(spec: TaskSpec) -> str:
 _TAMPER_CHECK = {
     "pytest": 'python3 -I "$HARNESS/tamper_check.py"',
     "node": 'node "$HARNESS/tamper_check.mjs"',
+    "jest": 'node "$HARNESS/tamper_check.mjs"',
     "lint": 'python3 -I "$HARNESS/lint_tamper_check.py"',
 }
 
@@ -468,4 +482,43 @@ runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
 
 # 4. The verdict, as root.
 python3 -I {harness}/lint_verdict.py "$CONTROL_EXIT" "$CHECK_EXIT" "$RUN_DIR/tamper.json" "$LOGS"
+"""
+
+_JEST_RUN = """
+# 3. Sentinels, appended to every test file of the run and in a module of their own (so
+#    jest has two files at least and runs them in workers, never in its own process): a
+#    test that must pass and one that must fail, through jest's own expect.
+add_sentinels() {{
+  local file="$1" a b pass fail
+  a=$(random_number); b=$(random_number)
+  pass="$(random_words ' ')"; fail="$(random_words ' ')"
+  printf '\\n;test("%s", () => {{ expect(%d + %d).toBe(%d); }});\\ntest("%s", () => {{ expect(%d + %d).toBe(%d); }});\\n' \\
+    "$pass" "$a" "$b" "$((a + b))" "$fail" "$b" "$a" "$((a + b + 1))" >> "$WORK/$file"
+  printf '%s::%s\\tpassed\\n%s::%s\\tfailed\\n' "$file" "$pass" "$file" "$fail" >> "$RUN_DIR/sentinels.txt"
+  printf '%s\\n' "$file" >> "$RESTORED"
+}}
+TEST_FILES=({files})
+SENTINEL_MODULE="$(dirname "${{TEST_FILES[0]}}")/$(random_words -).test.js"
+SENTINEL_MODULE="${{SENTINEL_MODULE#./}}"
+: > "$WORK/$SENTINEL_MODULE"
+for file in "$SENTINEL_MODULE" "${{TEST_FILES[@]}}"; do add_sentinels "$file"; done
+protect_restored
+
+# 4. The test files, unprivileged, in a clean environment, in two workers at least; jest's
+#    cache outside the project.
+exec 3> "$RUN_DIR/channel"
+timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
+  NODE_ENV=test CI=1 NO_COLOR=1 jest --ci --maxWorkers=2 --cacheDirectory="$TEST_HOME/jest-cache" \\
+  --reporters={harness}/jest_reporter.cjs --reporters=default \\
+  --runTestsByPath "$SENTINEL_MODULE" "${{TEST_FILES[@]}}" \\
+  4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
+echo "jest exit code: $?" >> "$LOGS/test-output.txt"
+exec 3>&-
+# Anything the tests left running would hold the channel open.
+runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
+wait "$READER"
+
+# 5. The verdict, as root.
+node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
+  "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
 """

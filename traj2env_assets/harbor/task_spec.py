@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from traj2env_assets.gate.model import BehaviourGate
 
 BaseImageKind = Literal["python", "node"]
-# "lint": a Python lint or type check (ruff, mypy) whose pass is the reward.
-TestRunner = Literal["pytest", "node", "lint"]
+# "lint": a Python lint or type check (ruff, mypy) whose pass is the reward; "jest": the
+# project's jest tests, outcomes from jest's own aggregated results.
+TestRunner = Literal["pytest", "node", "jest", "lint"]
 RewardMode = Literal["all_pass", "fraction", "check", "split"]
 
 BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
@@ -71,7 +72,9 @@ PYTHON_ENVIRONMENT_DIRS = ("site-packages", "dist-packages", "__pypackages__")
 
 def harness_files(runner: TestRunner) -> frozenset[str]:
     """The file names a runner's harness reads on its own (restored from the pristine image)."""
-    return {"pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES}[runner]
+    return {
+        "pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "jest": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES
+    }[runner]
 
 
 def is_test_path(path: str) -> bool:

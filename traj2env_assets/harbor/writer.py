@@ -54,6 +54,7 @@ from traj2env_assets.workspace import atomic_directory
 _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
     "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs", "tamper_check.mjs"),
+    "jest": ("jest_reporter.cjs", "verdict.mjs", "tamper_check.mjs"),
     "lint": ("lint_verdict.py", "lint_tamper_check.py"),
 }
 ANSWER_GRADER = "grade_answer.py"

@@ -71,7 +71,7 @@ CALIBRATION_TIMEOUT_S = 300
 
 class RepairFamily(Family[RepairCandidate, BaseModel]):
     name = "repair"
-    version = "3"
+    version = "4"
     candidate_model = RepairCandidate
     reward_kind = "binary"
 

@@ -47,6 +47,12 @@ from traj2env_assets.harbor.python_dependencies import trajectory_date
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")
+_JEST_SCRIPT = re.compile(r"^\s*(npx\s+)?jest(\s+[^|;&<>]*)?\s*$")
+# Debian's jest (the npm registry need not be reachable): what the verifier runs jest with.
+_DEBIAN_JEST = (
+    "RUN command -v jest >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive "
+    "apt-get install -y --no-install-recommends jest && rm -rf /var/lib/apt/lists/*)"
+)
 _JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[cm]?js$|-test\.[cm]?js$|_test\.[cm]?js$")
 # The package providing each Python check's tool in the image (the verifier runs unittest
 # cases with pytest).
@@ -103,6 +109,13 @@ def _node_test_runner(candidate: RepairCandidate) -> bool:
     if check.tool == "node-test":
         return True
     return check.tool == "npm" and bool(check.script_body and _NODE_TEST_SCRIPT.match(check.script_body))
+
+
+def _jest_runner(candidate: RepairCandidate) -> bool:
+    check = candidate.check
+    if check.tool == "jest":
+        return True
+    return check.tool == "npm" and bool(check.script_body and _JEST_SCRIPT.match(check.script_body))
 
 
 def _within_check_dir(candidate: RepairCandidate, targets: list[str]) -> list[str]:
@@ -168,7 +181,8 @@ def verifier_test_ids(candidate: RepairCandidate, failing_ids: list[str]) -> lis
         return [test_id if "::" in test_id or (test_id.endswith(".py") and test_id in files) else None for test_id in ids]
     if tool == "unittest":
         return [_unittest_to_pytest(test_id, set(files)) for test_id in failing_ids]
-    if _node_test_runner(candidate):
+    if _node_test_runner(candidate) or _jest_runner(candidate):
+        # jest names a failure "suite › test" (parsed as "suite > test"), as node:test does.
         located = [(_node_test_file(name, files), name) for name in failing_ids]
         return [f"{path}::{name}" if path else None for path, name in located]
     return [None for _ in failing_ids]
@@ -200,7 +214,7 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
                 run_targets=python_targets, config_paths=restored, reward="check", import_paths=import_paths,
             )
         return VerifierSpec(
-            runner="node", tracked_test_ids=tracked, run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
+            runner="jest" if _jest_runner(candidate) else "node", tracked_test_ids=tracked, run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
             config_paths=restored, reward="check",
         )
     raise UnverifiableCheck(
@@ -232,7 +246,7 @@ def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = N
         return python_environment(candidate.project_files, candidate.timestamp, wheelhouse_dir, tool)
     files = candidate.project_files
     date = trajectory_date(candidate.timestamp)
-    lines: list[str] = []
+    lines: list[str] = [_DEBIAN_JEST] if _jest_runner(candidate) else []
     package_dir = candidate.cwd
     manifest = posixpath.join(package_dir, "package.json") if package_dir else "package.json"
     try:
