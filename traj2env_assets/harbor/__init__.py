@@ -1,4 +1,4 @@
-"""The Harbor task writer: a ``TaskSpec`` in, a Harbor 0.25 task directory out.
+"""The Harbor task writer: a ``TaskSpec`` in, a Harbor (0.25, 0.26) task directory out.
 
 - ``task_spec``: what a family provides (project files, fix, tracked tests, base image,
   dependency lines, timeouts, provenance).

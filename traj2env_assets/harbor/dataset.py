@@ -7,6 +7,10 @@
   content hash and split; tasks whose ``task.toml`` is not ours are listed with a reason.
 - ``splits.json``   :class:`SplitAssignments`: the split of every source trace ever seen.
 
+The manifest also names the Harbor environment that runs the tasks
+(:data:`HARBOR_ENVIRONMENT`): every task is ``no-network``, and Harbor's stock
+``--env docker`` enforces that only with images it pulls from Docker Hub by digest.
+
 Splits are by source trace, so a source's tasks are never in both train and test. A
 new source is assigned by a seeded shuffle that brings the test share of all sources
 to about :data:`TEST_FRACTION` (as the Trajectory platform does for tasks without a
@@ -34,6 +38,10 @@ MANIFEST_VERSION = "1"
 
 DEFAULT_DATASET_NAME = "trajectory-tasks"
 DEFAULT_ORG = "local"
+HARBOR_ENVIRONMENT = "traj2env_assets.harbor.no_network_environment:NoNetworkDockerEnvironment"
+"""``harbor run -p <destination> -a oracle --env HARBOR_ENVIRONMENT`` runs the tasks on any
+Docker engine; plain ``--env docker`` only where the engine can pull Harbor's kernel-probe
+and egress-sidecar base images (see ``no_network_environment.py``)."""
 
 Split = Literal["train", "test"]
 
@@ -61,6 +69,8 @@ class DatasetManifest(_Strict):
     name: str = DEFAULT_DATASET_NAME
     """``output.dataset_name``: the Trajectory spec's benchmark name by default."""
     org: str = DEFAULT_ORG
+    harbor_environment: str = HARBOR_ENVIRONMENT
+    """What ``harbor run --env`` needs for these tasks (:data:`HARBOR_ENVIRONMENT`)."""
     seed: int
     test_fraction: float
     tasks: list[DatasetTask] = Field(default_factory=list)

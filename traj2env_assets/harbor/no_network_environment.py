@@ -1,14 +1,17 @@
 """Harbor's docker environment with ``no-network`` enforced by ``network_mode: none``,
 resource caps on every container, and host-mounted log folders cleaned after each run.
 
-Harbor 0.25's local docker environment implements ``no-network`` with an egress-control
-sidecar, and only after a kernel probe that runs
-``alpine:3.23.4@sha256:5b10f4...`` (a digest-pinned image a registry-less engine cannot
-have: a local image never carries that repository digest). Without the probe the
-environment reports ``disable_internet=False`` and Harbor rejects every ``no-network``
-task. This subclass skips the probe and instead adds Harbor's own
-``docker-compose-no-network.yaml`` (``services.main.network_mode: none``), the file
-Harbor's remote providers use for the same policy. The container has no network
+Harbor's local docker environment (0.25 and 0.26 alike) implements ``no-network`` with
+an egress-control sidecar, and only after a kernel probe that runs
+``alpine:3.23.4@sha256:5b10f4...``; the sidecar image is built ``FROM
+gogost/gost:3.2.7-nightly...@sha256:afc013...``. Both are digest references, which an
+engine resolves only for an image pulled from a registry (a locally built or tagged image
+never carries that repository digest), and no option skips the probe. On an engine that
+cannot pull, the probe fails, the environment reports ``disable_internet=False`` and
+Harbor rejects every ``no-network`` task (``network_mode='no-network' is not supported by
+EnvironmentType.DOCKER environment``). This subclass skips the probe and instead adds
+Harbor's own ``docker-compose-no-network.yaml`` (``services.main.network_mode: none``),
+the file Harbor's remote providers use for the same policy. The container has no network
 interface besides loopback, which is stricter than the sidecar's deny-all; dynamic
 per-phase policies and allowlists stay unsupported, so such tasks are still rejected.
 
@@ -21,7 +24,7 @@ points outside its folder (see :func:`sanitize_host_folder`).
 Run Harbor with it::
 
     harbor run -p DATASET -a oracle \
-        -e traj2env_assets.harbor.no_network_environment:NoNetworkDockerEnvironment
+        --env traj2env_assets.harbor.no_network_environment:NoNetworkDockerEnvironment
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ from harbor.environments.docker.docker import DockerEnvironment
 from harbor.models.task.config import NetworkMode
 from harbor.models.trial.config import ResourceMode
 
-IMPORT_PATH = "traj2env_assets.harbor.no_network_environment:NoNetworkDockerEnvironment"
+from traj2env_assets.harbor.dataset import HARBOR_ENVIRONMENT
+
+IMPORT_PATH = HARBOR_ENVIRONMENT
 PIDS_LIMIT = 512
 DEFAULT_CPUS = 1.0
 DEFAULT_MEMORY_MB = 4096

@@ -1,6 +1,6 @@
 """The ``task.toml`` we write, as pydantic models, and a TOML emitter for its shape.
 
-Field names follow Harbor 0.25's ``TaskConfig`` (``harbor.models.task.config``); the
+Field names follow Harbor 0.25's and 0.26's ``TaskConfig`` (``harbor.models.task.config``); the
 tests validate every emitted file with Harbor's own model and ``harbor lint``. Harbor
 ignores unknown keys at run time, so the models forbid extras to catch typos here.
 """

@@ -1,6 +1,6 @@
 """Write one Harbor task directory from a :class:`TaskSpec`, atomically.
 
-Layout (Harbor 0.25, separate verifier)::
+Layout (Harbor 0.25 and 0.26, separate verifier)::
 
     <dataset>/<task_id>/
       task.toml                 TaskToml: metadata + [metadata.repo2env], no-network, timeouts

@@ -1,6 +1,6 @@
 """A Harbor agent that submits one attack of the catalogue, for ``harbor run``.
 
-Harbor 0.25 loads a custom agent from an import path (``-a module:Class`` or
+Harbor (0.25, 0.26) loads a custom agent from an import path (``-a module:Class`` or
 ``agents[].import_path`` in a job config) and passes ``agents[].kwargs`` to its
 constructor. This one takes ``attack`` (a catalogue name) and ``runner`` (pytest,
 unittest or node), reads ``/workspace`` from the environment as an agent would, builds the

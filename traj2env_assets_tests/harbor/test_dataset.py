@@ -100,3 +100,19 @@ def test_the_configs_dataset_name_names_the_manifest_and_the_trajectory_spec(tmp
     script = upload_script(manifest.name)
     assert "default='acme-fixes'," in script
     compile(script, "upload.py", "exec")
+
+
+def test_the_manifest_names_the_harbor_environment_that_runs_its_tasks(tmp_path: Path) -> None:
+    from harbor.utils.import_path import import_class
+
+    from traj2env_assets.harbor import validate
+    from traj2env_assets.harbor.no_network_environment import NoNetworkDockerEnvironment
+
+    destination = tmp_path / "tasks"
+    _publish(destination, "calc-0", "session-0")
+    write_dataset(destination)
+    named = json.loads((destination / MANIFEST_FILE).read_text())["harbor_environment"]
+
+    assert import_class(named) is NoNetworkDockerEnvironment
+    # `traj2env validate` (and every harbor test through it) runs what the manifest names.
+    assert validate.IMPORT_PATH == named
