@@ -65,6 +65,14 @@ def test_sizes_from_a_listing_in_the_same_command_fix_every_boundary() -> None:
     assert split_chain(short, _listing(files) + files["printer.json"] + files["filament.json"] + "l0\nl1\nl2\n", _knowing({})) is None
 
 
+def test_a_window_that_may_have_stopped_short_is_not_taken_for_the_whole_file() -> None:
+    # b.txt has 3 lines (9 bytes) and `sed -n '1,2p'` printed two: the last 9 bytes are
+    # "abc" of a.txt and those two lines, as a 2-line file of 9 bytes would be.
+    files = {"a.txt": "abc", "b.txt": "l1\nl2\nl3\n"}
+    command = "ls -la d && cat d/a.txt && sed -n '1,2p' d/b.txt"
+    assert split_chain(command, _listing(files) + "abc" + "l1\nl2\n", _knowing({})) is None
+
+
 def test_a_json_document_ending_right_before_the_next_piece_is_a_boundary() -> None:
     first, second = '{"a": [1, 2]}', "x = 1\n"
     assert split_chain("cat a.json && cat b.py", first + second, _knowing({})) == [
