@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -19,7 +20,7 @@ A = "alpha = 1\nbeta = 2\n"
 B = "print('b')\n"
 
 
-def _knowing(files: dict[str, str]):  # noqa: ANN202 - a small lookup for split_chain
+def _knowing(files: dict[str, str]) -> Callable[[str], str | None]:
     return files.get
 
 
@@ -160,8 +161,7 @@ def _chains(draw: st.DrawFn) -> tuple[str, str, dict[str, str], dict[str, str]]:
             output += _printed(contents[name], last)
             status = 0
     known = {n: contents[n] for n in names if n not in missing and draw(st.booleans())}
-    assume_ok = status == 0
-    return ("".join(commands), output if assume_ok else "", known, {n: c for n, c in contents.items() if n not in missing})
+    return ("".join(commands), output if status == 0 else "", known, {n: c for n, c in contents.items() if n not in missing})
 
 
 @settings(max_examples=400, deadline=None)
