@@ -9,7 +9,9 @@ Tool calls keep their native names and arguments (see ``formats/extras.py``):
 - Codex: ``apply_patch`` (custom tool, or inside a shell command), ``shell``,
   ``shell_command``, ``exec_command``, ``local_shell_call``, ``write_stdin``; a
   successful ``cat f`` is a full read, and ``sed -n``/``head``/``tail -n +K``/``nl -ba``
-  print pieces of a file (see ``shell_effects.shell_read``).
+  print pieces of a file (see ``shell_effects.shell_read``); chained reads are split
+  among their files when the boundaries are proven (see ``shell_reads``). Content a log
+  shows redacted is never taken for a file's (``content_redacted``).
 
 A read rebuilds a file when it shows all of it, or when pieces read at offsets
 cover it (see :mod:`.read_pieces`); a partial view of an unknown file marks it lost.
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,9 +46,10 @@ from traj2env_assets.replay.models import (
     dump_json,
 )
 from traj2env_assets.replay.npm import package_scripts
-from traj2env_assets.replay.paths import ProjectPaths, normalise_dir
-from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read
+from traj2env_assets.replay.paths import ProjectPaths, Refused, normalise_dir
+from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read, redacted
 from traj2env_assets.replay.shell_effects import analyse_shell, shell_read
+from traj2env_assets.replay.shell_reads import split_chain
 from traj2env_assets.replay.state import CallContext, ReplayState
 from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
@@ -290,6 +293,9 @@ class _Replayer:
         if c.result.failed:
             return
         chunk = self._read_chunk(c)
+        if chunk is not None and redacted(chunk):
+            self.state.lose(c, path, "content_redacted")
+            return
         content = None
         if chunk is not None:
             content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
@@ -412,22 +418,37 @@ class _Replayer:
             apply_file_op(self.state, c, op)
 
     def _shell_read(self, c: CallContext, command: str, cwd: str | None) -> None:
-        read = shell_read(command, c.result.output)
-        if read is None or cwd is None or (path := self.state.resolve(c, read[0], cwd)) is None:
+        if cwd is None:
             return
-        chunk = read[1]
-        content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
-        if content is None:
-            return
-        self.pieces.pop(path, None)
-        self.fidelity.full_reads += 1
-        current = self.state.vfs.content(path)
-        if current == content:
-            self.state.event(c, path, "read", True)
-            return
-        if current is not None:
-            self.fidelity.resyncs += 1
-        self.state.set(c, path, content, "read")
+        single = shell_read(command, c.result.output)
+        reads = [single] if single is not None else split_chain(command, c.result.output, self._known(cwd))
+        for raw, chunk in reads or []:
+            if (path := self.state.resolve(c, raw, cwd)) is None:
+                continue
+            if redacted(chunk):
+                self.state.lose(c, path, "content_redacted")
+                continue
+            content = "\n".join(chunk.lines) if chunk.whole else self._add_piece(path, chunk)
+            if content is None:
+                continue
+            self.pieces.pop(path, None)
+            self.fidelity.full_reads += 1
+            current = self.state.vfs.content(path)
+            if current == content:
+                self.state.event(c, path, "read", True)
+                continue
+            if current is not None:
+                self.fidelity.resyncs += 1
+            self.state.set(c, path, content, "read")
+
+    def _known(self, cwd: str) -> Callable[[str], str | None]:
+        """Known content of a path as a command in ``cwd`` names it."""
+
+        def known(raw: str) -> str | None:
+            resolved = self.state.paths.resolve(raw, cwd)
+            return None if isinstance(resolved, Refused) else self.state.vfs.content(resolved.path)
+
+        return known
 
     def _write_stdin(self, c: CallContext) -> None:
         session = c.args.get("session_id")

@@ -33,6 +33,8 @@ _MORE = re.compile(
 )
 _SHOWING = re.compile(r"\n\n\[Showing lines (\d+)-(\d+) of (\d+)[^\]\n]*\. Use offset=\d+ to continue\.?\]\s*\Z")
 _OTHER_TRAILER = re.compile(r"Use offset=|more lines|exceeds|\blimit\b|truncated", re.IGNORECASE)
+_REDACTED = re.compile(r"\[REDACTED_[A-Z_]+[^\]\n]*\]")
+"""Markers log redaction puts in place of text (``[REDACTED_INPUT len=.. sha=..]``)."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,11 @@ class ReadChunk:
     @property
     def whole(self) -> bool:
         return self.first == 1 and len(self.lines) == self.total
+
+
+def redacted(chunk: ReadChunk) -> bool:
+    """The log shows part of the piece redacted: it is not the file's content."""
+    return any("[REDACTED_" in line and _REDACTED.search(line) for line in chunk.lines)
 
 
 def parse_pi_read(text: str, offset: int | None) -> ReadChunk | None:

@@ -558,12 +558,18 @@ class _CommandReader:
             self.analysis.ops.append(LoseMentioned(inline, "inline_script_write"))
 
 
-_TRUNCATED = re.compile(r"tokens truncated|\[\.\.\. ?\d+ (?:more )?(?:lines|bytes)|output truncated", re.IGNORECASE)
+TRUNCATED = re.compile(r"tokens truncated|\[\.\.\. ?\d+ (?:more )?(?:lines|bytes)|output truncated", re.IGNORECASE)
 
 
 # A login shell's start-up files may complain before the command runs (macOS sandboxes:
 # "/opt/homebrew/.../shellenv.sh: line 18: /bin/ps: Operation not permitted").
 _STARTUP_NOISE = re.compile(r"\A(?:/[^\n:]*(?:\.sh|rc|profile): line \d+: [^\n]*\n)+")
+
+
+def strip_startup_noise(output: str) -> str:
+    return _STARTUP_NOISE.sub("", output, count=1)
+
+
 _SED_RANGE = re.compile(r"(\d+)(?:,(\d+))?p")
 _NUMBERED = re.compile(r"^ *(\d+)(?:\t|: )(.*)$")
 
@@ -575,11 +581,11 @@ def shell_read(command: str, output: str) -> tuple[str, ReadChunk] | None:
     into ``sed -n 'A,Bp'``). A read that printed fewer lines than it asked for reached
     the end of the file, which makes the file's length known."""
     commands = parse_shell(command).commands
-    if not commands or len(commands) > 2 or _TRUNCATED.search(output):
+    if not commands or len(commands) > 2 or TRUNCATED.search(output):
         return None
     if any(c.redirects or not all(w.literal for w in c.words) for c in commands):
         return None
-    output = _STARTUP_NOISE.sub("", output, count=1)
+    output = strip_startup_noise(output)
     reader = commands[0].argv
     if len(commands) == 2:
         window = _sed_window(commands[1].argv) if commands[1].connector == "|" else None

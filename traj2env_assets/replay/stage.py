@@ -25,7 +25,7 @@ from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_stream
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
-REPLAY_CODE_VERSION = "replay-3"
+REPLAY_CODE_VERSION = "replay-4"
 TRAJECTORY_FILE = "trajectory.json"
 OUTCOME_FILE = "outcome.json"
 STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
