@@ -78,12 +78,19 @@ def _empty(directory: Path) -> None:
     directory.mkdir()
 
 
-def _streamed(source: Path) -> StreamedTrajectory:
+def _first_timestamp(streamed: StreamedTrajectory) -> str | None:
+    return next((step.timestamp for step in streamed.steps() if step.timestamp), None)
+
+
+def _head_and_start(source: Path) -> tuple[StreamedTrajectory, str | None]:
+    """The trajectory without its steps and its first timestamp, reading no more than that."""
     try:
         # The conversion stage writes steps last (formats/stage.py trajectory_json).
-        return read_streamed(source, steps_last=True)
+        streamed = read_streamed(source, steps_last=True)
+        return streamed, _first_timestamp(streamed)
     except StepsNotLast:
-        return read_streamed(source)
+        streamed = read_streamed(source)
+        return streamed, _first_timestamp(streamed)
 
 
 def replay_file(source: Path, staging: Path, seed: dict[str, str] | None = None) -> ReplayResult:
@@ -102,8 +109,7 @@ def repository_for(
     """The checkout covering the session and the commit current at its first timestamp
     (read from the trajectory's head and first steps only), or None when none covers it."""
     try:
-        streamed = _streamed(source)
-        start = next((step.timestamp for step in streamed.steps() if step.timestamp), None)
+        streamed, start = _head_and_start(source)
     except (ValidationError, StreamError):
         return None
     try:

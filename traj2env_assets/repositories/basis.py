@@ -19,7 +19,7 @@ from traj2env_assets.repositories.git import (
     GitError,
     commit_before,
     current_branch,
-    later_commits_dated_before,
+    out_of_order_commit,
     toplevel,
     tracked_files,
     tree_of,
@@ -106,11 +106,11 @@ def resolve_commit(coverage: Coverage, start: datetime | None) -> RepositoryReco
         if commit is None:
             return refused("repository_no_commit_before_session", f"no commit on {branch} before {start.isoformat()}")
         record.commit = commit
-        later = later_commits_dated_before(coverage.top, commit, branch, start)
-        if later:
+        disorder = out_of_order_commit(coverage.top, branch, start)
+        if disorder is not None:
             return refused(
                 "repository_history_out_of_order",
-                f"{len(later)} later commit(s) on {branch} are dated before the session start, e.g. {later[0][:12]}",
+                f"on {branch}, {disorder[:12]} is dated after the session start but precedes a commit dated before it",
             )
         record.tree = tree_of(coverage.top, commit, coverage.subdirectory)
     except GitError as error:

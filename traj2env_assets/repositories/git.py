@@ -55,19 +55,21 @@ def commit_before(top: Path, branch: str, moment: datetime) -> str | None:
     return out or None
 
 
-def later_commits_dated_before(top: Path, commit: str, branch: str, moment: datetime) -> list[str]:
-    """Commits after ``commit`` on the branch's first-parent line dated at or before
-    ``moment``: when there are any, the branch's dates are out of order and the commit
-    ``--before`` chose may not be the one current at ``moment``."""
-    out = git(top, "rev-list", "--first-parent", "--format=%ct", f"{commit}..{branch}", "--").decode().split("\n")
-    found: list[str] = []
+def out_of_order_commit(top: Path, branch: str, moment: datetime) -> str | None:
+    """A commit on the branch's first-parent line dated after ``moment`` yet older than one
+    dated before it, or None. Where dates are not monotone around ``moment`` the commit
+    ``--before`` picks may be the wrong one, or carry work done after the session began."""
+    seen_before = False
     current = ""
-    for line in out:
+    for line in git(top, "rev-list", "--first-parent", "--format=%ct", branch, "--").decode().split("\n"):
         if line.startswith("commit "):
             current = line.removeprefix("commit ").strip()
-        elif line.strip().isdigit() and int(line.strip()) <= moment.timestamp():
-            found.append(current)
-    return found
+        elif line.strip().isdigit():
+            if int(line.strip()) <= moment.timestamp():
+                seen_before = True
+            elif seen_before:
+                return current
+    return None
 
 
 def tree_of(top: Path, commit: str, subdirectory: str) -> str | None:
