@@ -96,4 +96,5 @@ def digest_of(*parts: object) -> str:
 
 
 def spec_key(spec: TaskSpec) -> str:
-    return digest_of(spec.model_dump())
+    # Without a repository the key is what it was before the field existed: no rebuild on upgrade.
+    return digest_of(spec.model_dump(exclude={"repository"} if spec.repository is None else None))

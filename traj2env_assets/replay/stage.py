@@ -36,7 +36,7 @@ from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import source_for_key
 from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
-REPLAY_CODE_VERSION = "replay-4"
+REPLAY_CODE_VERSION = "replay-3"
 TRAJECTORY_FILE = "trajectory.json"
 OUTCOME_FILE = "outcome.json"
 STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
