@@ -45,9 +45,10 @@ def _under(path: str, prefix: str) -> str | None:
 
 def _inside(top: Path, local: Path) -> str | None:
     try:
-        return local.resolve().relative_to(top).as_posix().removeprefix(".")
+        relative = local.resolve().relative_to(top).as_posix()
     except ValueError:
         return None
+    return "" if relative == "." else relative
 
 
 def find_coverage(repositories: Repositories, cwd: str | None, session_file: Path | None) -> Coverage | None:
@@ -66,7 +67,8 @@ def find_coverage(repositories: Repositories, cwd: str | None, session_file: Pat
         for prefix in entry.cwds:
             rest = _under(cwd, prefix) if cwd else None
             if rest is not None:
-                return Coverage(top, posixpath.normpath(posixpath.join(base, rest)).removeprefix("."))
+                joined = posixpath.normpath(posixpath.join(base, rest))
+                return Coverage(top, "" if joined == "." else joined)
         if entry.cwds:
             continue
         if cwd and (rest := _inside(top, Path(cwd))) is not None and Path(cwd).is_dir():

@@ -111,6 +111,10 @@ def test_auto_finds_the_checkout_at_the_cwd_or_the_one_holding_the_session_file(
     result = replay_partition(workspace, KEY, repositories="auto")
     assert result.repository is not None and result.repository.status == "used"
     assert find_coverage("auto", str(repo / "pkg"), None) == Coverage(repo.resolve(), "pkg")
+    (repo / ".github").mkdir()
+    assert find_coverage("auto", str(repo / ".github"), None) == Coverage(repo.resolve(), ".github")
+    entry = RepositoryEntry(path=repo, cwds=["/Users/alice/proj"])
+    assert find_coverage([entry], "/Users/alice/proj/.config", None) == Coverage(repo.resolve(), ".config")
     session_file = repo / ".codex" / "sessions" / "rollout.jsonl"
     session_file.parent.mkdir(parents=True)
     session_file.write_text("{}\n")
