@@ -1,6 +1,6 @@
 """Yield on a folder of agent logs: where candidates die, and one example of each cause.
 
-    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W]
+    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W] [--repositories auto|PATH,...]
     .venv/bin/python benchmarks/yield.py --report W/trajectory-tasks/report.json
 
 Runs ``traj2env generate`` on DIR (a config written to a temporary file; the workspace is
@@ -41,11 +41,23 @@ REPORT_FILE = "report.json"
 WHERE_SUFFIXES = ("_command_index", "_step_id", "request_number")
 
 
-def run_generate(source: Path, families: list[str], workspace: Path) -> Path:
+def repositories_option(value: str | None) -> str | list[dict[str, str]] | None:
+    """``--repositories``: ``auto`` or comma-separated local checkouts, as ``source.repositories``."""
+    if value is None or value == "auto":
+        return value
+    return [{"path": str(Path(part.strip()).resolve())} for part in value.split(",") if part.strip()]
+
+
+def run_generate(
+    source: Path, families: list[str], workspace: Path, repositories: str | list[dict[str, str]] | None = None
+) -> Path:
     """``traj2env generate`` on ``source``; returns the report.json it wrote."""
     destination = workspace / DESTINATION
+    source_config: dict[str, object] = {"kind": "trajectory", "path": str(source.resolve()), "format": "auto"}
+    if repositories is not None:
+        source_config["repositories"] = repositories
     config = {
-        "source": {"kind": "trajectory", "path": str(source.resolve()), "format": "auto"},
+        "source": source_config,
         "pipeline": {"name": "trajectory_to_env", "options": {"families": families}},
         "output": {"destination": str(destination), "org": "local", "dataset_name": f"yield-{source.name}"},
     }
@@ -172,6 +184,9 @@ def main() -> int:
     parser.add_argument("--families", default=DEFAULT_FAMILIES, help=f"comma-separated (default {DEFAULT_FAMILIES})")
     parser.add_argument("--workspace", type=Path, help="workspace of the run (default: a new temporary folder, kept)")
     parser.add_argument("--report", type=Path, help="read this report.json instead of running the pipeline")
+    parser.add_argument(
+        "--repositories", help="source.repositories: `auto`, or comma-separated local git checkouts of the sessions' projects"
+    )
     arguments = parser.parse_args()
     families = [name.strip() for name in arguments.families.split(",") if name.strip()]
     if arguments.report is not None:
@@ -180,7 +195,9 @@ def main() -> int:
         if not arguments.source.is_dir():
             parser.error(f"{arguments.source} is not a folder")
         workspace = arguments.workspace or Path(tempfile.mkdtemp(prefix="yield-ws-"))
-        report_path = run_generate(arguments.source, families, workspace.resolve())
+        report_path = run_generate(
+            arguments.source, families, workspace.resolve(), repositories_option(arguments.repositories)
+        )
     else:
         parser.error("give a folder of agent logs, or --report")
     report = RunReport.model_validate_json(report_path.read_text(encoding="utf-8"))

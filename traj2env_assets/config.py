@@ -3,7 +3,7 @@
 :func:`load_run_config` reads and validates the YAML once; :meth:`RunSettings.resolve`
 makes every path absolute once, and the Dagster ``pipeline`` resource carries the
 result to every asset. A relative path written in the config (``source.path``,
-``output.destination``, ``llm_cache_dir``) resolves against the current directory, as
+``output.destination``, ``llm_cache_dir``, ``source.repositories``) resolves against the current directory, as
 the product notes' quickstart expects (``destination: workspace/trajectory-tasks`` is
 ``./workspace/trajectory-tasks``, never ``workspace/workspace/...``); an output the
 config leaves out lives under the workspace root, so ``--workspace`` moves the defaults.
@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from traj2env_assets.repositories.models import Repositories
 
 DEFAULT_DESTINATION = Path("trajectory-tasks")
 """Under the workspace root, when the config names no ``output.destination``."""
@@ -95,6 +97,9 @@ class SourceConfig(BaseModel):
     kind: Literal["trajectory"] = "trajectory"
     path: Path = Path("workspace/trajectories")
     format: SourceFormat = "auto"
+    repositories: Repositories | None = None
+    """Local git checkouts of the projects the sessions worked on (``auto``: the checkout
+    at the recorded cwd, or the one holding the session file); None: replay alone."""
 
     @field_validator("path", mode="before")
     @classmethod
@@ -155,9 +160,12 @@ class RunSettings(BaseModel):
         options = config.pipeline.options
         cache_dir = here / options.llm_cache_dir if options.llm_cache_dir else workspace / DEFAULT_LLM_CACHE_DIR
         destination = here / config.output.destination if config.output.destination else workspace / DEFAULT_DESTINATION
+        repositories = config.source.repositories
+        if isinstance(repositories, list):
+            repositories = [entry.model_copy(update={"path": here / entry.path}) for entry in repositories]
         return cls(
             workspace=workspace,
-            source=config.source.model_copy(update={"path": here / config.source.path}),
+            source=config.source.model_copy(update={"path": here / config.source.path, "repositories": repositories}),
             options=options.model_copy(update={"llm_cache_dir": cache_dir}),
             output=ResolvedOutput(**{**config.output.model_dump(), "destination": destination}),
         )

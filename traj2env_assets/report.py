@@ -23,7 +23,8 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.replay.models import ReplayFidelity
-from traj2env_assets.replay.stage import read_fidelity
+from traj2env_assets.replay.stage import read_fidelity, read_repository
+from traj2env_assets.repositories import RepositoryRecord
 from traj2env_assets.scan_gate import FindingEvidence, read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
@@ -51,6 +52,8 @@ class InputRecord(BaseModel):
     """Per blocking finding id: where it matched (step id, channel, tool, excerpt)."""
     scan_findings: list[str] = Field(default_factory=list)
     replay_fidelity: ReplayFidelity | None = None
+    repository: RepositoryRecord | None = None
+    """The checkout and commit the replay started from, or why it was refused (``source.repositories``)."""
     mining_skipped: dict[str, str] = Field(default_factory=dict)
     """Per family that mined this input and found no candidate: why (``no_candidate``
     when the replay was fine but the family found nothing to make a task from)."""
@@ -128,6 +131,7 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
         elif verdict.outcome == "scan_error":
             record.status, record.reason, record.detail = "skipped", "scan_error", verdict.reason
     record.replay_fidelity = read_fidelity(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    record.repository = read_repository(workspace.stage_dir(STAGE_REPLAY, partition_key))
     for family in implemented_names():
         mining = read_mining(workspace, family, partition_key)
         if mining is not None and not mining.task_ids:

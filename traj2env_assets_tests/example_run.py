@@ -69,15 +69,17 @@ def read_report(root: Path) -> dict:
 
 def run_examples(
     root: Path, *, sessions: Iterable[str] | None = None, families: list[str] | None = None, rerun: bool = True,
-    source: Path | None = None,
+    source: Path | None = None, repositories: str | list[dict] | None = None,
 ) -> ExampleRun:
     """The example config run into ``root``: on every sample, on ``sessions`` only or on the
     folder ``source`` (sessions of a test's own making), with every family or ``families``,
-    and (``rerun``) a second time."""
+    with ``source.repositories`` when given, and (``rerun``) a second time."""
     config = yaml.safe_load(EXAMPLE_CONFIG.read_text())
     if source is None:
         source = SAMPLES if sessions is None else _copied(sessions, root / "sessions")
     config["source"]["path"] = str(source)
+    if repositories is not None:
+        config["source"]["repositories"] = repositories
     config["output"]["destination"] = str(root / REPORT.parent)
     if families is not None:
         config["pipeline"]["options"]["families"] = families

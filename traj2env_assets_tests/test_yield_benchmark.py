@@ -70,3 +70,14 @@ def test_funnel_reasons_and_fidelity_from_a_report(tmp_path: Path) -> None:
     fidelity = benchmark.fidelity_table(report.inputs)
     figures = dict(zip(fidelity.columns[0].cells, fidelity.columns[1].cells))
     assert figures == {"edits_failed: file_unknown": "3", "files_lost": "2"}
+
+
+def test_repositories_passes_through_as_source_repositories_and_the_config_validates(tmp_path: Path) -> None:
+    from traj2env_assets.config import RunConfigFile
+
+    option = _load().repositories_option
+    assert option(None) is None and option("auto") == "auto"
+    checkouts = option(f"{tmp_path / 'a'}, {tmp_path / 'b'}")
+    assert checkouts == [{"path": str(tmp_path / "a")}, {"path": str(tmp_path / "b")}]
+    source = RunConfigFile.model_validate({"source": {"repositories": checkouts}}).source
+    assert isinstance(source.repositories, list) and [e.path for e in source.repositories] == [tmp_path / "a", tmp_path / "b"]

@@ -23,6 +23,21 @@ def _metadata(result: ReplayStageResult) -> Metadata:
         "reason": result.outcome.reason or "",
         **{name: int(figures.get(name, 0)) for name in _FIGURES},
         "fidelity": dg.MetadataValue.md(table),
+        **_repository_metadata(result),
+    }
+
+
+def _repository_metadata(result: ReplayStageResult) -> Metadata:
+    """Which checkout and commit the replay started from (or why it was refused)."""
+    repository = result.repository
+    if repository is None:
+        return {}
+    return {
+        "repository": repository.path,
+        "repository_status": repository.status,
+        "repository_commit": repository.commit or "",
+        "repository_reason": repository.reason or "",
+        "files_from_repository": repository.files_from_repository,
     }
 
 
@@ -40,8 +55,9 @@ def replay_record(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()
+    repositories = pipeline.settings().source.repositories
     figures = {}
     for key in context.partition_keys:
-        result = replay_partition(workspace, key)
+        result = replay_partition(workspace, key, repositories=repositories)
         figures[key] = PartitionFigures(metadata=_metadata(result), data_version=result.data_version)
     yield from partition_outputs(context.asset_key, figures)

@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from traj2env_assets.gate.model import BehaviourGate
+from traj2env_assets.repositories.models import RepositoryMetadata
 
 BaseImageKind = Literal["python", "node"]
 # "lint": a Python lint or type check (ruff, mypy) whose pass is the reward; "jest": the
@@ -246,6 +247,7 @@ class TaskSpec(BaseModel):
     # Non-empty: the recorded change also edited these test files and the task's tests are
     # the session's final version of them (``TESTS_FROM_SESSION_FINAL``).
     tests_changed_by_fix: list[str] = Field(default_factory=list)
+    repository: RepositoryMetadata | None = None
     agent_timeout_sec: int = 1800
     verifier_timeout_sec: int = 600
     build_timeout_sec: int = 900

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.repositories.models import RepositoryMetadata
+
 SCHEMA_VERSION = "1.4"
 PIPELINE_NAME = "traj2env"
 
@@ -65,6 +67,8 @@ class TaskMetadata(_Strict):
     # recorded change also edited (listed in tests_changed_by_fix).
     tests_from: str | None = None
     tests_changed_by_fix: list[str] | None = None
+    repository: RepositoryMetadata | None = None
+    """The local checkout and commit the session's project was rebuilt from, when one was used."""
     repo2env: Repo2EnvSection = Field(default_factory=Repo2EnvSection)
 
 

@@ -103,6 +103,7 @@ def task_toml(spec: TaskSpec) -> TaskToml:
             behaviour_gate=_gate_metadata(spec),
             tests_from=TESTS_FROM_SESSION_FINAL if spec.tests_changed_by_fix else None,
             tests_changed_by_fix=spec.tests_changed_by_fix or None,
+            repository=spec.repository,
         ),
         agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
         verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),

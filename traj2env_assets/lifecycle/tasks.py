@@ -16,7 +16,9 @@ from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.lifecycle.status import CandidateStatus, read_candidate, read_proposal
-from traj2env_assets.workspace import Workspace
+from traj2env_assets.replay.stage import read_repository
+from traj2env_assets.repositories import RepositoryMetadata
+from traj2env_assets.workspace import STAGE_REPLAY, Workspace
 
 SECRETS_CACHE = "cache/secrets"
 
@@ -61,7 +63,19 @@ def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Tas
         cache_root=workspace.root / "cache",
         wheelhouse_dir=str(workspace.wheelhouse_dir),
     )
-    return family.task_spec(read_candidate(workspace, status), read_proposal(workspace, status), source)
+    spec = family.task_spec(read_candidate(workspace, status), read_proposal(workspace, status), source)
+    return spec.model_copy(update={"repository": repository_metadata(workspace, status.partition_key)})
+
+
+def repository_metadata(workspace: Workspace, partition_key: str) -> RepositoryMetadata | None:
+    """The checkout and commit the partition's replay started from, when one was used."""
+    record = read_repository(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    if record is None or record.status != "used" or record.commit is None:
+        return None
+    return RepositoryMetadata(
+        path=record.path, branch=record.branch, commit=record.commit,
+        files_from_repository=record.files_from_repository, files_differing=record.files_differing,
+    )
 
 
 def digest_of(*parts: object) -> str:
@@ -82,4 +96,5 @@ def digest_of(*parts: object) -> str:
 
 
 def spec_key(spec: TaskSpec) -> str:
-    return digest_of(spec.model_dump())
+    # Without a repository the key is what it was before the field existed: no rebuild on upgrade.
+    return digest_of(spec.model_dump(exclude={"repository"} if spec.repository is None else None))

@@ -50,7 +50,7 @@ from traj2env_assets.replay.paths import ProjectPaths, Refused, normalise_dir
 from traj2env_assets.replay.read_pieces import PieceAssembler, ReadChunk, parse_pi_read, redacted
 from traj2env_assets.replay.shell_effects import analyse_shell, shell_read
 from traj2env_assets.replay.shell_reads import split_chain
-from traj2env_assets.replay.state import CallContext, ReplayState
+from traj2env_assets.replay.state import CallContext, ReplayState, SeedCheck
 from traj2env_assets.replay.stream import StreamedTrajectory, TimelineSpill, split_at_timeline
 from traj2env_assets.replay.text_edits import (
     EditError,
@@ -74,6 +74,8 @@ class ReplayResult:
     store: ContentStore
     spill: TimelineSpill | None = None
     """For a streamed replay: the timeline, on disk (``record.timeline`` is then empty)."""
+    seed_check: SeedCheck | None = None
+    """When the replay started from a repository's files: how the log's reads compared."""
 
 
 def _text_arg(args: dict[str, Any], *names: str) -> str | None:
@@ -84,7 +86,7 @@ def _text_arg(args: dict[str, Any], *names: str) -> str | None:
     return None
 
 
-def _session_cwd(trajectory: Trajectory) -> str | None:
+def session_cwd(trajectory: Trajectory) -> str | None:
     for extra in (trajectory.extra, trajectory.agent.extra):
         if isinstance(extra, dict) and isinstance(extra.get("cwd"), str):
             return extra["cwd"]
@@ -140,7 +142,7 @@ class _Replayer:
     def _subagent(self, sub: Trajectory, subagent_id: str) -> None:
         """Replay a sub-agent where the parent's call returned it; one whose own directory
         lies outside the session's project works on another project, replayed on its own."""
-        own = normalise_dir(_session_cwd(sub))
+        own = normalise_dir(session_cwd(sub))
         if own is None or self.state.paths.root is None or self.state.paths.relative_dir(own) is not None:
             self.run(sub, subagent=subagent_id)
             return
@@ -481,19 +483,30 @@ class _Replayer:
         fidelity.events = len(record.timeline) + (self.spill.count if self.spill else 0)
         fidelity.stored_bytes = self.state.store.stored_bytes
         record.fidelity = fidelity
-        return ReplayResult(record=record, manifests=self.manifests, store=self.state.store, spill=self.spill)
+        state = self.state
+        check = SeedCheck(state.seeded_count, state.reads_agreeing, state.reads_differing) if state.seeded_count else None
+        return ReplayResult(
+            record=record, manifests=self.manifests, store=state.store, spill=self.spill, seed_check=check
+        )
 
 
-def replay_trajectory(trajectory: Trajectory, project_root: str | None = None) -> ReplayResult:
-    """Replay ``trajectory``; ``project_root`` overrides the session cwd as the root."""
+def replay_trajectory(
+    trajectory: Trajectory, project_root: str | None = None, seed: dict[str, str] | None = None
+) -> ReplayResult:
+    """Replay ``trajectory``; ``project_root`` overrides the session cwd as the root;
+    ``seed``: the project's files before the session (a repository commit's)."""
     replayer = _replayer(trajectory, project_root)
+    replayer.state.seed(seed or {})
     replayer.run(trajectory)
     return replayer.finish()
 
 
-def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> ReplayResult:
+def replay_streamed(
+    streamed: StreamedTrajectory, spill_directory: Path, seed: dict[str, str] | None = None
+) -> ReplayResult:
     """Replay a large trajectory a step at a time, its timeline spilled under ``spill_directory``."""
     replayer = _replayer(streamed.header)
+    replayer.state.seed(seed or {})
     # The keys before the timeline are known now and do not change: the spill starts
     # as record.json, so writing the record can finish it instead of copying it.
     head, _ = split_at_timeline(dump_json(replayer.state.record))
@@ -507,11 +520,11 @@ def replay_streamed(streamed: StreamedTrajectory, spill_directory: Path) -> Repl
 
 
 def _replayer(trajectory: Trajectory, project_root: str | None = None) -> _Replayer:
-    session_cwd = _session_cwd(trajectory)
-    root = project_root or session_cwd
+    cwd = session_cwd(trajectory)
+    root = project_root or cwd
     state = ReplayState(paths=ProjectPaths(root))
     extra = trajectory.extra if isinstance(trajectory.extra, dict) else {}
     state.record.project_root = state.paths.root
     state.record.source_format = extra.get("source_format") if isinstance(extra.get("source_format"), str) else None
     state.record.session_id = trajectory.session_id
-    return _Replayer(state=state, session_cwd=session_cwd or root)
+    return _Replayer(state=state, session_cwd=cwd or root)

@@ -36,8 +36,10 @@ FileAction = Literal[
     "move",
     "copy",
     "lost",
+    "repository",
 ]
-"""What happened to a file. ``lost`` means its content is no longer known exactly."""
+"""What happened to a file. ``lost`` means its content is no longer known exactly;
+``repository``: taken from the commit current at the session's start."""
 
 ShellEffects = Literal["none", "tracked", "opaque"]
 """``none``: reads only; ``tracked``: every file change it made is modelled (heredoc,

@@ -18,11 +18,22 @@ from pathlib import Path
 from atif import Trajectory
 from pydantic import BaseModel, ValidationError
 
-from traj2env_assets.replay.engine import ReplayResult, replay_streamed, replay_trajectory
+from traj2env_assets.replay.engine import ReplayResult, replay_streamed, replay_trajectory, session_cwd
 from traj2env_assets.replay.models import ReplayFidelity, ReplayOutcome
 from traj2env_assets.replay.record import FIDELITY_FILE, write_record
-from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_streamed
+from traj2env_assets.replay.stream import StepsNotLast, StreamedTrajectory, StreamError, read_streamed
+from traj2env_assets.repositories import (
+    REPOSITORY_FILE,
+    Repositories,
+    RepositoryRecord,
+    find_coverage,
+    judge_agreement,
+    load_files,
+    resolve_commit,
+    session_start,
+)
 from traj2env_assets.scan_gate import read_verdict
+from traj2env_assets.sources import source_for_key
 from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
 REPLAY_CODE_VERSION = "replay-4"
@@ -38,14 +49,16 @@ class ReplayStageResult(BaseModel):
     outcome: ReplayOutcome
     cached: bool
     fidelity: ReplayFidelity | None = None
+    repository: RepositoryRecord | None = None
 
     @property
     def data_version(self) -> str:
         return hashlib.sha256(f"{self.outcome.input_hash}:{self.outcome.code_version}".encode()).hexdigest()[:16]
 
 
-def _input_hash(source: Path, gate_reason: str | None) -> str:
-    """SHA-256 of the trajectory file's bytes (read in chunks) and the gate's word."""
+def _input_hash(source: Path, gate_reason: str | None, repository: RepositoryRecord | None = None) -> str:
+    """SHA-256 of the trajectory file's bytes (read in chunks), the gate's word and the
+    repository commit and tree the replay starts from (an unchanged pair reruns nothing)."""
     digest = hashlib.sha256()
     if source.is_file():
         with source.open("rb") as handle:
@@ -54,6 +67,8 @@ def _input_hash(source: Path, gate_reason: str | None) -> str:
     else:
         digest.update(b"<missing>")
     digest.update((gate_reason or "allowed").encode())
+    if repository is not None:
+        digest.update(repository.key.encode())
     return digest.hexdigest()
 
 
@@ -63,15 +78,68 @@ def _empty(directory: Path) -> None:
     directory.mkdir()
 
 
-def replay_file(source: Path, staging: Path) -> ReplayResult:
+def _first_timestamp(streamed: StreamedTrajectory) -> str | None:
+    return next((step.timestamp for step in streamed.steps() if step.timestamp), None)
+
+
+def _head_and_start(source: Path) -> tuple[StreamedTrajectory, str | None]:
+    """The trajectory without its steps and its first timestamp, reading no more than that."""
+    try:
+        # The conversion stage writes steps last (formats/stage.py trajectory_json).
+        streamed = read_streamed(source, steps_last=True)
+        return streamed, _first_timestamp(streamed)
+    except StepsNotLast:
+        streamed = read_streamed(source)
+        return streamed, _first_timestamp(streamed)
+
+
+def replay_file(source: Path, staging: Path, seed: dict[str, str] | None = None) -> ReplayResult:
     """Replay the trajectory file; a large one a step at a time (see :mod:`.stream`)."""
     if source.stat().st_size > STREAM_THRESHOLD_BYTES:
         try:
-            # The conversion stage writes steps last (formats/stage.py trajectory_json).
-            return replay_streamed(read_streamed(source, steps_last=True), staging)
+            return replay_streamed(read_streamed(source, steps_last=True), staging, seed)
         except StepsNotLast:
-            return replay_streamed(read_streamed(source), staging)
-    return replay_trajectory(Trajectory.model_validate_json(source.read_bytes()))
+            return replay_streamed(read_streamed(source), staging, seed)
+    return replay_trajectory(Trajectory.model_validate_json(source.read_bytes()), seed=seed)
+
+
+def repository_for(
+    workspace: Workspace, partition_key: str, source: Path, repositories: Repositories
+) -> RepositoryRecord | None:
+    """The checkout covering the session and the commit current at its first timestamp
+    (read from the trajectory's head and first steps only), or None when none covers it."""
+    try:
+        streamed, start = _head_and_start(source)
+    except (ValidationError, StreamError):
+        return None
+    try:
+        session_file: Path | None = Path(source_for_key(workspace, partition_key).path)
+    except KeyError:
+        session_file = None
+    coverage = find_coverage(repositories, session_cwd(streamed.header), session_file)
+    return None if coverage is None else resolve_commit(coverage, session_start(start))
+
+
+def _replay_on_repository(source: Path, staging: Path, record: RepositoryRecord) -> tuple[ReplayResult, RepositoryRecord]:
+    """Replay on the commit's files; when the log does not confirm them, again without."""
+    record, files = load_files(record)
+    if not files:
+        return replay_file(source, staging), record
+    result = replay_file(source, staging, files)
+    check = result.seed_check
+    record = judge_agreement(record, check.agreeing if check else 0, check.differing if check else 0, len(files))
+    if record.status == "used":
+        return result, record
+    _empty(staging)
+    return replay_file(source, staging), record
+
+
+def read_repository(target: Path) -> RepositoryRecord | None:
+    """``repository.json`` of a replay directory (only when a checkout covered the session)."""
+    try:
+        return RepositoryRecord.model_validate_json((target / REPOSITORY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValidationError):
+        return None
 
 
 def gate_reason(workspace: Workspace, partition_key: str) -> str | None:
@@ -109,15 +177,21 @@ def replay_partition(
     workspace: Workspace,
     partition_key: str,
     code_version: str = REPLAY_CODE_VERSION,
+    repositories: Repositories | None = None,
 ) -> ReplayStageResult:
+    """``repositories``: the ``source.repositories`` option (None: replay alone)."""
     target = workspace.stage_dir(STAGE_REPLAY, partition_key)
     source = workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
     blocked = gate_reason(workspace, partition_key)
-    input_hash = _input_hash(source, blocked)
+    repository = None
+    if repositories is not None and blocked is None and source.is_file():
+        repository = repository_for(workspace, partition_key, source, repositories)
+    input_hash = _input_hash(source, blocked, repository)
     cached = _read_cached(target, input_hash, code_version)
     if cached is not None:
         return ReplayStageResult(
-            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=read_fidelity(target)
+            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=read_fidelity(target),
+            repository=read_repository(target),
         )
 
     outcome = ReplayOutcome(status="skipped", input_hash=input_hash, code_version=code_version)
@@ -129,7 +203,10 @@ def replay_partition(
             outcome.reason = "conversion_missing"
         else:
             try:
-                result = replay_file(source, staging)
+                if repository is None:
+                    result = replay_file(source, staging)
+                else:
+                    result, repository = _replay_on_repository(source, staging, repository)
             except (ValidationError, StreamError) as error:
                 outcome.reason = "invalid_trajectory"
                 outcome.detail = str(error)[:2000]
@@ -148,5 +225,10 @@ def replay_partition(
                 else:
                     outcome.status = "replayed"
                     fidelity = result.record.fidelity
+                    if repository is not None:
+                        atomic_write_json(staging / REPOSITORY_FILE, repository)
         atomic_write_json(staging / OUTCOME_FILE, outcome)
-    return ReplayStageResult(partition_key=partition_key, path=target, outcome=outcome, cached=False, fidelity=fidelity)
+    return ReplayStageResult(
+        partition_key=partition_key, path=target, outcome=outcome, cached=False, fidelity=fidelity,
+        repository=repository if outcome.status == "replayed" else None,
+    )

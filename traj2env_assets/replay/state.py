@@ -42,6 +42,15 @@ def _count(counter: dict[str, int], key: str) -> None:
     counter[key] = counter.get(key, 0) + 1
 
 
+@dataclass(frozen=True)
+class SeedCheck:
+    """A replay seeded from a repository: files seeded, first full views agreeing/differing."""
+
+    seeded: int
+    agreeing: int
+    differing: int
+
+
 @dataclass
 class ReplayState:
     paths: ProjectPaths
@@ -51,9 +60,31 @@ class ReplayState:
     symlinks: set[str] = field(default_factory=set)
     """Paths made symlinks by ``ln``: their target is unknown, so writing through them
     could mean writing anywhere; such writes are refused."""
+    seeded: dict[str, str] = field(default_factory=dict)
+    """Files taken from a repository commit that the log has not yet shown or changed,
+    with their content hash: the first full read of one confirms or contradicts it."""
+    seeded_count: int = 0
+    reads_agreeing: int = 0
+    reads_differing: int = 0
 
     def __post_init__(self) -> None:
         self.vfs = VirtualFS(self.store)
+
+    def seed(self, files: dict[str, str]) -> None:
+        """Start from ``files`` (a repository's tracked files); the log's events then win."""
+        for path, text in sorted(files.items()):
+            self.seeded[path] = self.vfs.set_content(path, text, "repository", 0)
+        self.seeded_count = len(files)
+
+    def _confirm_seed(self, path: str, action: FileAction, applied: bool) -> None:
+        """A seeded file's first event: a full view (read or pre-image) agrees or differs."""
+        digest = self.seeded.pop(path, None)
+        if digest is None or not applied or action not in ("read", "pre_image"):
+            return
+        if self.vfs.known.get(path) == digest:
+            self.reads_agreeing += 1
+        else:
+            self.reads_differing += 1
 
     def resolve(self, c: CallContext, raw: str, cwd: str | None = None) -> str | None:
         """The project path for ``raw``, or None (refused and recorded)."""
@@ -80,6 +111,8 @@ class ReplayState:
         _count(self.fidelity.unsafe_paths_by_reason, reason)
 
     def event(self, c: CallContext, path: str, action: FileAction, applied: bool, reason: str | None = None) -> None:
+        if self.seeded:
+            self._confirm_seed(path, action, applied)
         self.record.timeline.append(
             FileEvent(
                 step_id=c.step.step_id,

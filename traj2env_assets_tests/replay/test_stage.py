@@ -74,7 +74,7 @@ def test_blocked_missing_and_invalid_inputs_are_skipped_with_reasons(tmp_path: P
 def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     workspace = _stage_inputs(tmp_path / "ws")
 
-    def broken(trajectory: object) -> None:
+    def broken(trajectory: object, **_: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", broken)
