@@ -15,7 +15,7 @@ import docker.errors
 import yaml
 from rich.console import Console
 
-from traj2env_assets.config import ConfigError, RunSettings, load_run_config
+from traj2env_assets.config import DEFAULT_WORKSPACE, ConfigError, RunSettings, load_run_config
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pool_wait import DEFAULT_MAX_POOL_WAIT_S, PoolWaits, PoolWaitTimeout, sleeping_pool_waits
@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="LLM spend cap for this run (overrides the config's max_llm_spend_usd; 0 is unlimited)",
     )
     gen.add_argument(
-        "--workspace", type=Path, default=Path("workspace"),
+        "--workspace", type=Path, default=DEFAULT_WORKSPACE,
         help="stage outputs root, and home of the outputs the config leaves out (destination, llm_cache_dir); "
         "relative paths written in the config resolve against the current directory",
     )

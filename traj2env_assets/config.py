@@ -19,6 +19,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from traj2env_assets.repositories.models import Repositories
 
+DEFAULT_WORKSPACE = Path("workspace")
+"""The workspace root when ``--workspace`` is not given (relative to the current directory)."""
 DEFAULT_DESTINATION = Path("trajectory-tasks")
 """Under the workspace root, when the config names no ``output.destination``."""
 DEFAULT_LLM_CACHE_DIR = Path("cache/trajectory_to_env/llm")

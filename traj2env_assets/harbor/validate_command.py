@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from traj2env_assets.config import DEFAULT_DESTINATION, DEFAULT_WORKSPACE
 from traj2env_assets.harbor.validate import (
     EXPECTED_REWARD,
     HarborJobFailed,
@@ -17,8 +18,9 @@ from traj2env_assets.harbor.validate import (
     validate_dataset,
 )
 
-DEFAULT_DATASET = Path("workspace/trajectory-tasks")
-DEFAULT_JOBS_DIR = Path("workspace/harbor-jobs")
+# Where `traj2env generate` publishes by default (the default workspace root and destination).
+DEFAULT_DATASET = DEFAULT_WORKSPACE / DEFAULT_DESTINATION
+DEFAULT_JOBS_DIR = DEFAULT_WORKSPACE / "harbor-jobs"
 
 
 def add_validate_command(subparsers: argparse._SubParsersAction) -> None:
