@@ -7,10 +7,13 @@ setup:
 run: setup
 	.venv/bin/traj2env generate --config examples/trajectory-to-env.yaml
 
+# Two tiers, the fast one first: the tests that need no Docker engine (none is reachable
+# there, so a test that needs one without its `docker` mark fails), then the Docker tests.
 # Two workers (pytest-xdist): much of the suite waits on the engine, not the CPU. Work
 # units are test modules (traj2env_assets_tests/scheduling.py).
 test: setup
-	.venv/bin/python -m pytest -n 2 --dist loadscope
+	DOCKER_HOST=unix:///nonexistent/docker.sock .venv/bin/python -m pytest -n 2 --dist loadscope -m "not docker"
+	.venv/bin/python -m pytest -n 2 --dist loadscope -m docker
 
 dev: setup
 	mkdir -p workspace/.dagster && cp -n dagster.yaml workspace/.dagster/dagster.yaml || true

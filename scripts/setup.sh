@@ -19,7 +19,10 @@ PYTHON=$(find_python312)
 if ! "$PYTHON" -m uv --version >/dev/null 2>&1; then
   "$PYTHON" -m pip install --quiet --disable-pip-version-check uv
 fi
-UV_PYTHON="$PYTHON" "$PYTHON" -m uv sync --frozen --all-extras --quiet
+# Bytecode compiled once here: where PYTHONDONTWRITEBYTECODE is set (as on the CI machine)
+# every process would otherwise compile what it imports from source, seconds of CPU for
+# each CLI start, pool worker and `harbor run` (LiteLLM alone is thousands of modules).
+UV_PYTHON="$PYTHON" "$PYTHON" -m uv sync --frozen --all-extras --quiet --compile-bytecode
 
 if [ -x .ci/install-docker-tools ] || [ -f .ci/install-docker-tools ]; then
   bash .ci/install-docker-tools

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM
 from traj2env_assets.repositories.models import Repositories
 
 DEFAULT_WORKSPACE = Path("workspace")
@@ -50,12 +51,16 @@ class PipelineOptions(BaseModel):
     scan_block: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(default_factory=list)
     scan_allow: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(default_factory=list)
     propose_only: bool = False
-    platform: str = "linux/amd64"
+    platform: str = DEFAULT_PLATFORM
     max_llm_tokens: int = Field(default=32000, ge=1)
     reasoning_effort: ReasoningEffort | None = None
     llm_cache_dir: Path | None = None
     container_memory: str = "4g"
     max_llm_spend_usd: float = Field(default=5.0, ge=0)
+    max_tasks_per_group: int = Field(default=3, ge=1)
+    """Near-duplicate tasks published per group (``quality.near_duplicates``); more: ``group_cap``."""
+    max_tasks_per_project: int = Field(default=25, ge=1)
+    """Tasks published per project (as Repo2RLEnv's quality pilot caps them); more: ``project_cap``."""
     llm: str | None = None
 
     @field_validator("families")

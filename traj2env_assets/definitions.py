@@ -7,20 +7,26 @@ from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset
+from traj2env_assets.defs.candidates import candidates_asset, candidates_asset_name
 from traj2env_assets.defs.dataset import harbor_dataset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
 from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, task_images, trials
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
-from traj2env_assets.defs.jobs import base_images_job, run_report_job, trajectory_pipeline_job, trajectory_spec_job
+from traj2env_assets.defs.jobs import (
+    PIPELINE_JOB,
+    base_images_job,
+    run_report_job,
+    trajectory_pipeline_job,
+    trajectory_spec_job,
+)
 from traj2env_assets.defs.llm import LlmResource
 from traj2env_assets.defs.proposals import llm_proposals_asset
 from traj2env_assets.defs.publish import published_tasks
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
+from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.families import registry
 
 
@@ -38,6 +44,17 @@ def stage_assets() -> list[dg.AssetsDefinition]:
         trials,
         published_tasks,
     ]
+
+
+def pipeline_job(defs: dg.Definitions, families: list[str]) -> dg.JobDefinition:
+    """The per-trajectory job of a run of ``families``: without the candidates assets of the
+    families it leaves out, each of which would be a step per batch, and a materialization
+    per trajectory, recording only that it was not selected."""
+    job = defs.resolve_job_def(PIPELINE_JOB)
+    left_out = {dg.AssetKey(candidates_asset_name(f)) for f in registry.FAMILIES if f.name not in families}
+    if not left_out:
+        return job
+    return job.get_subset(asset_selection={key for asset in stage_assets() for key in asset.keys} - left_out)
 
 
 def build_definitions(

@@ -11,25 +11,36 @@ from __future__ import annotations
 
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
+from pydantic import BaseModel
 
-# No display on servers and in containers: render to files only.
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-from pydantic import BaseModel  # noqa: E402
+from traj2env_assets.families.registry import implemented_names
+from traj2env_assets.lifecycle.status import STAGES, Stage
+from traj2env_assets.report import (
+    REPORT_FILE,
+    CandidateRecord,
+    InputRecord,
+    RunReport,
+    with_dataset_quality,
+    write_run_report,
+)
+from traj2env_assets.workspace import atomic_write_bytes, atomic_write_text
 
-from traj2env_assets.families.registry import implemented_names  # noqa: E402
-from traj2env_assets.lifecycle.status import STAGES, Stage  # noqa: E402
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport  # noqa: E402
-from traj2env_assets.workspace import atomic_write_bytes, atomic_write_text  # noqa: E402
+if TYPE_CHECKING:
+    import pandas as pd
 
 FUNNEL_CSV = "funnel.csv"
 FUNNEL_MARKDOWN = "funnel.md"
 FUNNEL_PNG = "funnel.png"
 
-FUNNEL_STAGES = ("inputs", "converted", "passed_gate", "candidates", "built", "calibrated", "tried", "published")
+FUNNEL_STAGES = (
+    "inputs", "converted", "passed_gate", "candidates", "distinct", "built", "calibrated", "tried", "published",
+    "accepted", "solved_in_rollouts",
+)
+"""``distinct``: candidates that are not a copy of another's work (``duplicate_of``);
+``accepted``: published tasks a reviewer accepted (``traj2env review``);
+``solved_in_rollouts``: published tasks an agent solved in a blind rollout (``traj2env rollout``)."""
 # The stage a candidate must have passed to count in each candidate row.
 _PASSED: dict[str, Stage] = {"built": "image", "calibrated": "calibration", "published": "publish"}
 _GATE_PASSED = ("clean", "disabled", "scanner_absent")
@@ -64,14 +75,19 @@ def _family_column(report: RunReport, family: str, inputs: int, converted: int, 
         converted,
         gate,
         len(own),
+        sum(1 for c in own if c.duplicate_of is None),
         *(sum(1 for c in own if _passed(c, _PASSED[stage])) for stage in ("built", "calibrated")),
         sum(1 for c in own if _tried(c)),
         sum(1 for c in own if _passed(c, "publish")),
+        sum(1 for c in own if c.review == "accept"),
+        sum(1 for c in own if c.rollout_solve_rate),
     ]
 
 
 def funnel_frame(report: RunReport) -> pd.DataFrame:
     """Rows are the stages in order, columns the families; an input counts in every family."""
+    import pandas as pd  # pandas and matplotlib are a second of every CLI start: loaded when used.
+
     inputs = len(report.inputs) + len(report.rejected_inputs)
     # The gate marks a blocked input skipped; it was converted all the same.
     converted = sum(1 for item in report.inputs if item.status == "converted" or item.scan_outcome)
@@ -87,6 +103,8 @@ def _input_stage(item: InputRecord) -> str:
 def skip_reasons_frame(report: RunReport) -> pd.DataFrame:
     """One row per (family, stage, reason) with how many inputs or candidates stopped there,
     most frequent first; input-level reasons have no family ("")."""
+    import pandas as pd
+
     rows = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
     rows += [("", _input_stage(item), item.reason) for item in report.inputs if item.reason]
     rows += [
@@ -110,6 +128,12 @@ def funnel_markdown(funnel: pd.DataFrame, skips: pd.DataFrame) -> str:
 
 
 def _plot(funnel: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    # No display on servers and in containers: render to files only.
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     figure, axis = plt.subplots(figsize=(8, 4.5))
     try:
         if funnel.columns.empty:
@@ -146,3 +170,16 @@ def progress_counts(report: RunReport) -> dict[str, int]:
     funnel = funnel_frame(report)
     # Input stages repeat in every family's column; candidate stages add up across families.
     return {stage: int(funnel.loc[stage].max() if stage == "converted" else funnel.loc[stage].sum()) for stage in PROGRESS_STAGES}
+
+
+def refresh_dataset_quality(destination: Path) -> RunReport | None:
+    """Rewrite ``report.json`` and the funnel files in ``destination`` with the reviews and
+    rollouts recorded since (``traj2env review`` and ``rollout`` call it); None when no run
+    wrote a report there."""
+    path = destination / REPORT_FILE
+    if not path.is_file():
+        return None
+    report = with_dataset_quality(RunReport.model_validate_json(path.read_text(encoding="utf-8")), destination)
+    write_run_report(report, destination)
+    write_funnel_files(report, destination)
+    return report

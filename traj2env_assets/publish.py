@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -57,8 +57,10 @@ def sweep_stale_publishing(destination: Path, task_id: str) -> list[Path]:
 
 
 def publish_task(
-    staged: Path, destination: Path, task_id: str, vet: Callable[[Path], str | None] | None = None
+    staged: Path, destination: Path, task_id: str, vet: Callable[[Path], str | None] | None = None,
+    added: Mapping[str, str] | None = None,
 ) -> PublishOutcome:
+    """``added``: files (relative path -> text) written into the copy before ``vet`` sees it."""
     target = destination / task_id
     if target.exists():
         return PublishOutcome(status="duplicate", path=str(target))
@@ -69,6 +71,8 @@ def publish_task(
     )
     try:
         shutil.copytree(staged, temporary, dirs_exist_ok=True, symlinks=True)
+        for relative, text in (added or {}).items():
+            (temporary / relative).write_text(text, encoding="utf-8")
         refusal = vet(temporary) if vet is not None else None
         if refusal is not None:
             return PublishOutcome(status="refused", path=str(target), detail=refusal)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from traj2env_assets.families.contract import Fact
 from traj2env_assets.families.registry import implemented_names
 from traj2env_assets.formats.stage import read_conversion
+from traj2env_assets.harbor.dataset import MANIFEST_FILE, Decision, RolloutFlag, read_manifest
 from traj2env_assets.lifecycle.status import (
     CANDIDATE_FILE,
     STAGES,
@@ -93,6 +94,16 @@ class CandidateRecord(BaseModel):
     trial_rewards: dict[str, float | None] = Field(default_factory=dict)
     evidence: dict[str, str] = Field(default_factory=dict)
     published_path: str | None = None
+    duplicate_of: str | None = None
+    """Dropped as ``duplicate_of``: the candidate that is this work's task."""
+    duplicates: list[str] = Field(default_factory=list)
+    """The candidates dropped as duplicates of this one (the same pre-state, change and check)."""
+    review: Decision | None = None
+    """The published task's decision in force (``traj2env review``), from the dataset manifest."""
+    rollout_solve_rate: float | None = None
+    """The published task's best solve rate of any agent and model (``traj2env rollout``);
+    None before any attempt."""
+    rollout_flag: RolloutFlag | None = None
 
 
 class RunReport(BaseModel):
@@ -182,7 +193,23 @@ def candidate_record(workspace: Workspace, status: CandidateStatus) -> Candidate
         trial_rewards=status.trials.rewards if status.trials else {},
         evidence=evidence,
         published_path=status.published_path,
+        duplicate_of=status.duplicate_of,
     )
+
+
+def _list_duplicates(candidates: list[CandidateRecord]) -> None:
+    """Name each copy's task where it ends: a copy dropped at mining names the claim that won
+    then, which may itself have turned out a copy of an earlier recording mined later."""
+    by_id = {candidate.task_id: candidate for candidate in candidates}
+    for candidate in candidates:
+        seen = {candidate.task_id}
+        task = by_id.get(candidate.duplicate_of or "")
+        while task is not None and task.task_id not in seen and (later := by_id.get(task.duplicate_of or "")):
+            seen.add(task.task_id)
+            task = later
+        if task is not None and task.task_id != candidate.task_id:
+            candidate.duplicate_of = task.task_id
+            task.duplicates.append(candidate.task_id)
 
 
 def _reached_at_least(candidate: CandidateRecord, stage: Stage) -> bool:
@@ -207,11 +234,34 @@ def _funnel(inputs: list[InputRecord], rejected: int, candidates: list[Candidate
         "passed_gate": sum(1 for item in inputs if item.scan_outcome in ("clean", "disabled", "scanner_absent")),
         "replayed": sum(1 for item in inputs if item.replay_fidelity is not None),
         "candidates": len(candidates),
+        "distinct": sum(1 for candidate in candidates if candidate.duplicate_of is None),
         **{
             label: sum(1 for candidate in candidates if _reached_at_least(candidate, stage))
             for label, stage in _FUNNEL_STAGES.items()
         },
+        "accepted": sum(1 for candidate in candidates if candidate.review == "accept"),
+        "solved_in_rollouts": sum(1 for candidate in candidates if candidate.rollout_solve_rate),
     }
+
+
+def with_dataset_quality(report: RunReport, destination: Path) -> RunReport:
+    """``report`` with what reviewers and blind rollouts said of its published tasks (the
+    dataset manifest's reviews and rollouts, recorded after publishing) and its funnel's
+    ``accepted`` and ``solved_in_rollouts`` rows counted from them."""
+    manifest = read_manifest(destination) if (destination / MANIFEST_FILE).is_file() else None
+    decisions = {review.task_id: review.decision for review in manifest.reviews} if manifest else {}
+    rollouts = {task.task_id: task for task in manifest.rollouts} if manifest else {}
+    candidates = []
+    for candidate in report.candidates:
+        task = rollouts.get(candidate.task_id) if candidate.kept else None
+        rates = [model.solve_rate for model in task.models if model.solve_rate is not None] if task else []
+        candidates.append(candidate.model_copy(update={
+            "review": decisions.get(candidate.task_id) if candidate.kept else None,
+            "rollout_solve_rate": max(rates) if rates else None,
+            "rollout_flag": task.flag if task else None,
+        }))
+    funnel = _funnel(report.inputs, len(report.rejected_inputs), candidates)
+    return report.model_copy(update={"candidates": candidates, "funnel": funnel})
 
 
 def build_run_report(
@@ -227,6 +277,7 @@ def build_run_report(
         candidate_record(workspace, status)
         for status in statuses_of(workspace, implemented_names(), [item.partition_key for item in inputs])
     ]
+    _list_duplicates(candidates)
     reasons = Counter(item.reason for item in inputs if item.reason)
     reasons.update(item.reason for item in rejected)
     reasons.update(c.reason for c in candidates if c.reason)
@@ -266,7 +317,9 @@ def report_disagreements(workspace: Workspace, destination: Path) -> list[str]:
     if not path.is_file():
         return [f"{path} is missing"]
     written = RunReport.model_validate_json(path.read_text(encoding="utf-8"))
-    fresh = build_run_report(workspace, [item.partition_key for item in written.inputs], written.llm_scope)
+    fresh = with_dataset_quality(
+        build_run_report(workspace, [item.partition_key for item in written.inputs], written.llm_scope), destination
+    )
     reported, actual = _verdicts(written), _verdicts(fresh)
     differences = [
         f"{'/'.join(key)}: report says {reported.get(key)}, stage files say {actual.get(key)}"

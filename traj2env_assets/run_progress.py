@@ -7,8 +7,8 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from pydantic import ValidationError
 from rich.console import Console, RenderableType
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -18,6 +18,9 @@ from rich.text import Text
 from traj2env_assets.funnel import PROGRESS_STAGES, funnel_frame, progress_counts, skip_reasons_frame
 from traj2env_assets.report import RunReport, build_run_report
 from traj2env_assets.workspace import Workspace
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TOP_SKIP_REASONS = 5
 _REFRESH_S = 2.0
@@ -46,7 +49,7 @@ class StageProgress(Progress):
 
 
 class StageCounter:
-    """Counts per stage over the finished batches (counted once) and the running one
+    """Counts per stage over the finished batches (counted once) and the running ones
     (re-read from the stage files every few seconds by a background thread)."""
 
     def __init__(self, workspace: Workspace, progress: StageProgress, task: TaskID) -> None:
@@ -68,14 +71,17 @@ class StageCounter:
         self._progress.counts = {stage: total[stage] for stage in PROGRESS_STAGES}
 
     def start_batch(self, keys: list[str]) -> None:
+        # Several batches run at once with ``jobs`` > 1.
         with self._lock:
-            self._running = keys
+            self._running = self._running + keys
 
     def finish_batch(self, keys: list[str]) -> None:
         counted = self._count(keys)
+        done = set(keys)
         with self._lock:
             self._finished += counted or Counter()
-            self._running = []
+            self._running = [key for key in self._running if key not in done]
+            # The other running batches' counts return with the next refresh.
             self._show(Counter())
         self._progress.advance(self._task, len(keys))
 
@@ -102,7 +108,7 @@ class StageCounter:
 def _table(frame: pd.DataFrame, title: str) -> Table:
     table = Table(title=title, title_justify="left")
     for name in frame.columns:
-        table.add_column(str(name), justify="right" if pd.api.types.is_integer_dtype(frame[name]) else "left")
+        table.add_column(str(name), justify="right" if frame[name].dtype.kind in "iu" else "left")
     for row in frame.itertuples(index=False):
         table.add_row(*(str(value) for value in row))
     return table

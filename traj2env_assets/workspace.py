@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock
 from pydantic import BaseModel
 
 
@@ -42,6 +43,16 @@ def atomic_write_json(path: Path, payload: Any) -> Path:
     else:
         text = json.dumps(payload, indent=2, sort_keys=False, default=str)
     return atomic_write_text(path, text + "\n")
+
+
+@contextmanager
+def key_lock(cache_file: Path) -> Iterator[None]:
+    """Held while the work that fills ``cache_file`` runs: with ``jobs`` > 1, worker processes
+    that reach one key (one session logged in several formats) wait for the first and then
+    read its result instead of running the same work again."""
+    cache_file.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(cache_file.with_suffix(".lock"))):
+        yield
 
 
 @contextmanager

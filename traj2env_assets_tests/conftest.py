@@ -11,6 +11,7 @@ be using one.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import docker
@@ -63,11 +64,17 @@ EXAMPLE_RUN_MODULES = frozenset({
 })
 
 
+# The first test to ask for ``example_run`` waits for it (two runs of the main command).
+EXAMPLE_RUN_TIMEOUT_S = 3600
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.nodeid.split("::")[0]
         if "example_run" in item.fixturenames and module not in EXAMPLE_RUN_MODULES:
             raise pytest.UsageError(f"{module} uses example_run: add it to EXAMPLE_RUN_MODULES")
+        if module in EXAMPLE_RUN_MODULES and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(EXAMPLE_RUN_TIMEOUT_S))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> ModuleScheduling | None:
@@ -77,9 +84,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> ModuleS
 
 
 _TASK_IMAGES_BEFORE = pytest.StashKey[set[str]]()
+# Set when another session uses the same engine (a part of the suite run beside a full
+# run): the images this session saw appear may be the other's, in the middle of its tests.
+KEEP_IMAGES_VARIABLE = "TRAJ2ENV_KEEP_TEST_IMAGES"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if os.environ.get(KEEP_IMAGES_VARIABLE):
+        return
     if not _is_worker(session.config) and (images := _task_images()) is not None:
         session.config.stash[_TASK_IMAGES_BEFORE] = images
 

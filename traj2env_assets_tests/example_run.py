@@ -53,12 +53,16 @@ class ExampleRun(BaseModel):
 
 def published_task(report: dict, family: str, session: str) -> Path | None:
     """The task a run's ``report`` says it published for ``session`` (``<format>/<file>``
-    under the samples folder) in ``family``, if any."""
+    under the samples folder) in ``family``, if any: the session's own, or the one its
+    candidate is a duplicate of (one session logged in four formats is one task)."""
     source = {item["partition_key"]: item["path"] for item in report["inputs"]}
+    kept = {c["task_id"]: c for c in report["candidates"] if c["kept"] and c["family"] == family}
     for candidate in report["candidates"]:
         path = Path(source[candidate["partition_key"]])
-        if candidate["kept"] and candidate["family"] == family and path.parts[-2:] == Path(session).parts:
-            return Path(candidate["published_path"])
+        if candidate["family"] != family or path.parts[-2:] != Path(session).parts:
+            continue
+        if (task := kept.get(candidate["task_id"]) or kept.get(candidate.get("duplicate_of") or "")) is not None:
+            return Path(task["published_path"])
     return None
 
 

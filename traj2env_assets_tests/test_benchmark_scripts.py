@@ -23,3 +23,41 @@ def test_benchmark_script_imports(script: Path) -> None:
     finally:
         del sys.modules[spec.name]
     assert callable(getattr(module, "main", None)), f"{script.name} has no main()"
+
+
+CHEAP_STAGES = ("conversion", "scan", "replay", "mining (repair)")
+# Sample sessions the repair family mines nothing from: no Docker stage does any work.
+NOTHING_TO_REPAIR = ("python-pytest-all-pass", "python-build-package", "python-hf-dataset-stats")
+
+
+def test_pipeline_benchmark_prints_every_cheap_stage(tmp_path: Path) -> None:
+    """benchmarks/pipeline.py on three small sessions: a row per cheap stage, every figure a number."""
+    import os
+    import re
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for name in NOTHING_TO_REPAIR:
+        (sessions / f"{name}.jsonl").write_bytes((repo / "examples" / "trajectories" / "pi" / f"{name}.jsonl").read_bytes())
+    environment = {key: value for key, value in os.environ.items() if key != "DAGSTER_HOME"}
+    completed = subprocess.run(
+        [sys.executable, str(repo / "benchmarks" / "pipeline.py"), str(sessions), "--families", "repair",
+         "--workspace", str(tmp_path / "workspace")],
+        cwd=repo, env=environment, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = {}
+    for line in completed.stdout.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("│").split("│")]
+        if len(cells) == 12:
+            rows[cells[0]] = cells[1:]
+    number = re.compile(r"^\d+(\.\d+)?x?$")
+    for stage in (*CHEAP_STAGES, "steps total"):
+        assert stage in rows, f"no row for {stage}:\n{completed.stdout}"
+        # steps, graph wall, graph CPU, core CPU, Dagster CPU, events, write s, mats, loop wall, loop CPU, ratio
+        assert all(number.match(cell) for cell in rows[stage]), f"{stage}: {rows[stage]}"
+        assert int(rows[stage][0]) >= 1 and int(rows[stage][5]) >= 1, f"{stage}: no step or no event: {rows[stage]}"
+    assert "sessions: 3 registered" in completed.stdout
+    assert re.search(r"import traj2env_assets\.cli: wall \d+\.\d+ s, CPU \d+\.\d+ s", completed.stdout)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from traj2env_assets.cli import build_parser, dagster_home, generate_settings, main
+from traj2env_assets.cli import build_parser, dagster_home, dagster_instance, generate_settings, main
 from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets_tests.formats import real_shapes
 
@@ -138,8 +138,10 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     assert report["inputs"][0]["partition_key"] not in err
     # The end: the funnel per family and the top skip reasons.
     funnel_rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
-    assert funnel_rows == {"inputs": "3", "converted": "1", "passed_gate": "1", "candidates": "0", "built": "0",
-                           "calibrated": "0", "tried": "0", "published": "0"}
+    assert funnel_rows == {"inputs": "3", "converted": "1", "passed_gate": "1", "candidates": "0", "distinct": "0",
+                           "built": "0",
+                           "calibrated": "0", "tried": "0", "published": "0", "accepted": "0",
+                           "solved_in_rollouts": "0"}
     assert "top skip reasons" in out and "unrecognised_format" in out and "no_candidate" in out
     assert (tmp_path / "tasks" / "funnel.csv").read_text().startswith("stage,repair\ninputs,3\n")
     # Dagster: no banner, no missing-config warning, its instance under the workspace.
@@ -147,6 +149,11 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     assert not [w for w in caught if "dagster.yaml" in str(w.message)]
     assert (tmp_path / "ws" / ".dagster" / "dagster.yaml").is_file()
     assert any((tmp_path / "ws" / ".dagster").rglob("*.db"))
+    # Only the selected family's candidates asset ran: the others' steps would record nothing.
+    with dagster_instance(tmp_path / "ws") as instance:
+        materialized = {key.to_user_string() for key in instance.get_asset_keys()}
+    assert "repair_candidates" in materialized and "replay_record" in materialized
+    assert not {"build_candidates", "extend_candidates", "qa_candidates"} & materialized
     assert list(cwd.iterdir()) == []
     assert "DAGSTER_HOME" not in os.environ
 

@@ -53,10 +53,37 @@ def test_writing_own_conftest_is_not_blocking() -> None:
         "tool_calls": [{"tool_call_id": "w", "function_name": "Write", "arguments": {"file_path": "/home/dev/p/tests/conftest.py", "content": "import pytest\n"}}],
         "observation": {"results": [{"source_call_id": "w", "content": "ok"}]},
     }
-    verdict = scan_trajectory(_doc({"source": "user", "message": "add tests"}, write))
+    doc = _doc({"source": "user", "message": "add tests"}, write)
+    verdict = scan_trajectory(doc)
     assert verdict.outcome == "clean"
-    assert "tamper.harness_hooks" in [finding.id for finding in verdict.findings]
     assert verdict.allows_downstream
+    # The medium check cannot block, so it does not run; asked to block, it runs and does.
+    assert "tamper.harness_hooks" not in [finding.id for finding in verdict.findings]
+    assert scan_trajectory(doc, block=["tamper.harness_hooks"]).blocking_ids == ["tamper.harness_hooks"]
+    assert "tamper.harness_hooks" in scan_trajectory(doc, blocking_severity="medium").blocking_ids
+
+
+def test_only_the_detectors_that_can_block_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    import atif_scan
+
+    ran: list[str] = []
+    original = atif_scan.Engine
+
+    class RecordingEngine(original):  # the real engine, recording what it was given
+        def __init__(self, checks: list) -> None:
+            ran.extend(check.spec.id for check in checks)
+            super().__init__(checks)
+
+    monkeypatch.setattr(atif_scan, "Engine", RecordingEngine)
+    verdict = scan_trajectory(_doc({"source": "user", "message": "hi"}))
+    severities = {d.spec.id: scan_gate._severity_name(d.spec.severity) for d in atif_scan.builtin_detectors()}
+    assert verdict.checks_run == len(ran) < len(severities)
+    assert "tamper.reward_write" in ran and "tamper.harness_hooks" not in ran
+    assert all(severities[check] in ("high", "critical") for check in ran)
+    assert not set(ran) & scan_gate.EXEMPT_CHECKS
+    ran.clear()
+    scan_trajectory(_doc({"source": "user", "message": "hi"}), allow=["tamper.reward_write"], blocking_severity="medium")
+    assert "tamper.reward_write" not in ran and "tamper.harness_hooks" in ran
 
 
 def test_scanner_error_is_never_clean() -> None:
@@ -155,8 +182,8 @@ def test_an_app_that_calls_a_model_api_is_not_blocked_but_can_be(tmp_path: Path)
     document = convert_source(_codex_app_session(tmp_path)).trajectory.model_dump(mode="json", exclude_none=True)
     default = scan_trajectory(document)
     assert default.outcome == "clean"
-    model_call = next(f for f in default.findings if f.id == "side_channel.model_call")
-    assert (model_call.severity, model_call.blocking, model_call.evidence) == ("high", False, [])
+    # Exempt, it cannot block, so it does not even run.
+    assert "side_channel.model_call" not in [f.id for f in default.findings]
 
     blocked = scan_trajectory(document, block=["side_channel.model_call"])
     assert blocked.outcome == "blocked" and blocked.blocking_ids == ["side_channel.model_call"]

@@ -14,7 +14,7 @@ Recognised: pytest (``pytest``, ``python -m pytest``, ``uv run pytest``, node id
 ``python -m unittest``, ``npm test`` / ``npm run <script>`` (and yarn/pnpm/bun; the
 script is resolved from package.json in the snapshot), ``node --test``, ``tsc`` /
 ``npx tsc --noEmit`` (and ``tsgo``), ``eslint``, ``biome check|lint``, ``ruff check``,
-``mypy``, jest, vitest, mocha.
+``mypy``, jest, vitest, mocha, ``esbuild`` (a build that ends: no ``--serve``/``--watch``).
 """
 
 from traj2env_assets.checks.recognise import (

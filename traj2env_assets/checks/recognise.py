@@ -31,7 +31,8 @@ from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.shell_syntax import SimpleCommand, parse_shell
 
 CheckTool = Literal[
-    "pytest", "unittest", "npm", "node-test", "tsc", "eslint", "biome", "ruff", "mypy", "jest", "vitest", "mocha"
+    "pytest", "unittest", "npm", "node-test", "tsc", "eslint", "biome", "ruff", "mypy", "jest", "vitest", "mocha",
+    "esbuild",
 ]
 CheckKind = Literal["tests", "typecheck", "lint", "build"]
 
@@ -47,6 +48,7 @@ _KIND: dict[str, CheckKind] = {
     "eslint": "lint",
     "biome": "lint",
     "ruff": "lint",
+    "esbuild": "build",
 }
 _JS_TEST_RUNNERS: dict[str, CheckTool] = {"jest": "jest", "vitest": "vitest", "mocha": "mocha"}
 _NPM_CLIENTS = frozenset({"npm", "pnpm", "yarn", "bun"})
@@ -277,6 +279,8 @@ def _recognise_simple(
         tool = "tsc"
     elif name == "eslint":
         tool = "eslint"
+    elif name == "esbuild" and not {"--serve", "--watch"} & {arg.split("=")[0] for arg in args}:
+        tool = "esbuild"  # a build that ends (a server or watcher never does)
     elif name == "biome" and args[:1] and args[0] in ("check", "lint", "ci"):
         tool = "biome"
     elif name == "ruff" and args[:1] == ["check"]:

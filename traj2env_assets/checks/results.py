@@ -15,8 +15,10 @@ Failing ids, by tool:
   nested titles, the test's own ending with ``:``), joined with `` > ``
 - diagnostics, by file, rule and message without their position (``file: RULE message``):
   tsc ``src/a.ts: TS2322 Type 'string' is not ...``; eslint (stylish) ``file: rule message``;
-  biome ``file: lint/group/rule``; ruff (concise or full output) ``app.py: F401 `os` imported
-  but unused``; mypy ``app.py: return-value Incompatible return value type ...``
+  biome ``file: lint/group/rule``; esbuild ``file: error message`` (``✘ [ERROR]`` blocks
+  with their location, or the older `` > file:1:2: error: message`` lines); ruff (concise
+  or full output) ``app.py: F401 `os` imported but unused``; mypy ``app.py: return-value
+  Incompatible return value type ...``
 
 npm scripts are parsed with every parser. The outcome needs positive evidence: the
 exit code when it belongs to the check (or a trailing ``Command exited with code N``),
@@ -68,11 +70,14 @@ _ESLINT_FILE = re.compile(r"^(/\S+|[\w.\-/]+\.\w+)$")
 _ESLINT_PROBLEM = re.compile(r"^\s+\d+:\d+\s+error\s+(.*?)\s{2,}(\S+)$")
 _RUFF = re.compile(r"^(\S+?):\d+:\d+: ([A-Z]+\d+) (?:\[\*\] )?(.*)$", re.MULTILINE)
 _RUFF_FULL = re.compile(r"^([A-Z]+\d+) (?:\[\*\] )?(.*)\n\s*--> (\S+?):\d+:\d+", re.MULTILINE)
+# esbuild 0.14+: "✘ [ERROR] message [plugin name]", a blank line, "    file:line:col:".
+_ESBUILD = re.compile(r"^\u2718 \[ERROR\] (.+?)(?: \[plugin [^\]]+\])?\s*\n\s*\n {4}(\S.*?):\d+:\d+:$", re.MULTILINE)
+_ESBUILD_LEGACY = re.compile(r"^ > (\S.*?):\d+:\d+: error: (.*)$", re.MULTILINE)
 _MYPY = re.compile(r"^(\S+?):\d+(?::\d+)?: error: (.*?)(?:  \[([\w-]+)\])?$", re.MULTILINE)
 _EXITED = re.compile(r"(?:Command exited with code|Process exited with code|Exit code:?) (-?\d+)\s*$")
 _FAILURE_MARKERS = re.compile(
     r"^(?:FAILED |ERROR )|\b\d+ failed\b|\b\d+ errors?\b(?! 0)|^FAIL(?:ED)?\b|^not ok |error TS\d+|"
-    r"npm ERR!|npm error|\u2716 \d+ problems?|Found \d+ errors?|^(?:FAIL|ERROR): ",
+    r"npm ERR!|npm error|\u2716 \d+ problems?|Found \d+ errors?|^(?:FAIL|ERROR): |^\u2718 \[ERROR\]",
     re.MULTILINE,
 )
 # Runner summaries that say "everything ran and nothing failed" with a count of what ran.
@@ -84,7 +89,8 @@ _PASS_SUMMARIES = re.compile(
     r"^Checked [1-9]\d* files?\b.*(?:No fixes applied|Fixed \d+ files?)|"  # biome
     r"^All checks passed!$|"  # ruff
     r"^Success: no issues found in [1-9]\d* source files?$|"  # mypy
-    r"^Found 0 errors\b",  # tsc --watch / --build summaries
+    r"^Found 0 errors\b|"  # tsc --watch / --build summaries
+    r"^\u26a1 Done in \d+m?s$",  # esbuild
     re.MULTILINE,
 )
 
@@ -98,10 +104,11 @@ _STOPPED = re.compile(
     r"exec command rejected by user\b)",
     re.MULTILINE | re.IGNORECASE,
 )
-_SANDBOX_WRAPPER = re.compile(
+SANDBOX_WRAPPER = re.compile(
     r"^failed in sandbox \w+ with execution error: sandbox denied exec error, exit code: -?\d+, stdout: ",
     re.IGNORECASE,
 )
+"""The head of Codex's legacy sandbox wrapper; its tail is ``, stderr: <stderr>``."""
 _SANDBOX_DENIAL = re.compile(
     r"operation not permitted|permission denied|read-only file system|landlock|seccomp", re.IGNORECASE
 )
@@ -110,7 +117,8 @@ _CLOSING_SUMMARY = re.compile(
     r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|deselected)\b.* in [\d.]+s\b|"
     r"\bno tests ran in [\d.]+s\b|^Ran \d+ tests? in [\d.]+s$|^Tests?:?\s+.*\d+ total\b|"
     r"^\s*\d+ (?:passing|failing)\b|^(?:#|\u2139) (?:pass|fail) \d+$|^Found \d+ errors?\b|"
-    r"\u2716 \d+ problems?|^All checks passed!$|^Success: no issues found\b|^Checked \d+ files?\b",
+    r"\u2716 \d+ problems?|^All checks passed!$|^Success: no issues found\b|^Checked \d+ files?\b|"
+    r"^\d+ errors?(?: and \d+ warnings?)?$|^\u26a1 Done in \d+m?s$",
     re.MULTILINE,
 )
 
@@ -278,6 +286,12 @@ def _eslint_ids(text: str) -> list[str]:
     return _unique(ids)
 
 
+def _esbuild_ids(text: str) -> list[str]:
+    modern = [_diagnostic(path, "error", message) for message, path in _ESBUILD.findall(text)]
+    legacy = [_diagnostic(path, "error", message) for path, message in _ESBUILD_LEGACY.findall(text)]
+    return _unique(modern + legacy)
+
+
 def _ruff_ids(text: str) -> list[str]:
     concise = [_diagnostic(path, code, message) for path, code, message in _RUFF.findall(text)]
     full = [_diagnostic(path, code, message) for code, message, path in _RUFF_FULL.findall(text)]
@@ -298,6 +312,7 @@ _PARSERS = {
     "tsc": _tsc_ids,
     "eslint": _eslint_ids,
     "biome": _biome_ids,
+    "esbuild": _esbuild_ids,
     "ruff": _ruff_ids,
     "mypy": _mypy_ids,
 }
@@ -313,7 +328,7 @@ def not_run_reason(output: str, exit_code: int | None) -> str | None:
         return f"stopped from outside (exit code {trailing.group(1)})"
     if stopped := _STOPPED.search(text):
         return f"stopped from outside ({stopped.group(0).strip()[:80]})"
-    if wrapper := _SANDBOX_WRAPPER.match(text.lstrip()):
+    if wrapper := SANDBOX_WRAPPER.match(text.lstrip()):
         inner = text.lstrip()[wrapper.end() :]
         if _SANDBOX_DENIAL.search(inner):
             return "denied by the agent's sandbox"

@@ -8,8 +8,13 @@ import dagster as dg
 from traj2env_assets.defs.materialize import partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
-from traj2env_assets.lifecycle.publishing import publish
+from traj2env_assets.defs.stages import (
+    PER_TRAJECTORY,
+    partition_statuses_of,
+    stage_partition_figures,
+)
+from traj2env_assets.lifecycle.publishing import DatasetCaps, publish, published_cards
+from traj2env_assets.lifecycle.status import CandidateStatus
 
 
 @dg.asset(
@@ -27,8 +32,15 @@ def published_tasks(
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     keys = list(context.partition_keys)
     destination = pipeline.settings().output.destination
-    publish(pipeline.workspace(), destination, [s for key in keys for s in partition_statuses_of(pipeline, key)])
-    figures, common = stage_partition_figures(
-        pipeline, keys, "publish", lambda _: {"destination": dg.MetadataValue.path(str(destination))}
-    )
+    options = pipeline.options()
+    caps = DatasetCaps(per_group=options.max_tasks_per_group, per_project=options.max_tasks_per_project)
+    publish(pipeline.workspace(), destination, [s for key in keys for s in partition_statuses_of(pipeline, key)], caps)
+
+    def metadata(statuses: list[CandidateStatus]) -> dict[str, dg.MetadataValue]:
+        cards = published_cards(statuses)
+        shown = {"destination": dg.MetadataValue.path(str(destination))}
+        # The cards of the partition's published tasks, for review in the UI.
+        return {**shown, "task_cards": dg.MetadataValue.md("\n\n---\n\n".join(cards))} if cards else shown
+
+    figures, common = stage_partition_figures(pipeline, keys, "publish", metadata)
     yield from partition_outputs(context.asset_key, figures, common)

@@ -1,14 +1,22 @@
 """The run-level report: one unpartitioned asset over every trajectory partition, and its checks."""
 
+from typing import TYPE_CHECKING
 
 import dagster as dg
-import pandas as pd
 
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, llm_usage_metadata
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
 from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
-from traj2env_assets.report import build_run_report, report_disagreements, write_run_report
+from traj2env_assets.report import (
+    build_run_report,
+    report_disagreements,
+    with_dataset_quality,
+    write_run_report,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dg.asset(
@@ -21,8 +29,10 @@ from traj2env_assets.report import build_run_report, report_disagreements, write
     ),
 )
 def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) -> dg.MaterializeResult:
-    report = build_run_report(pipeline.workspace(), llm_scope=context.run.tags.get(SPEND_SCOPE_TAG))
     destination = pipeline.settings().output.destination
+    report = with_dataset_quality(
+        build_run_report(pipeline.workspace(), llm_scope=context.run.tags.get(SPEND_SCOPE_TAG)), destination
+    )
     path = write_run_report(report, destination)
     files = write_funnel_files(report, destination)
     funnel, skips = funnel_frame(report), skip_reasons_frame(report)
@@ -46,9 +56,9 @@ def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) ->
     )
 
 
-def _table(frame: pd.DataFrame) -> dg.TableMetadataValue:
+def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
     columns = [
-        dg.TableColumn(str(name), "int" if pd.api.types.is_integer_dtype(frame[name]) else "string")
+        dg.TableColumn(str(name), "int" if frame[name].dtype.kind in "iu" else "string")
         for name in frame.columns
     ]
     records = [dg.TableRecord({str(k): v for k, v in row.items()}) for row in frame.to_dict(orient="records")]

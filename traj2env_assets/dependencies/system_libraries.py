@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-_QT = ("libgl1", "libegl1", "libxkbcommon0", "libfontconfig1", "libdbus-1-3")
+# libglib2.0-0: QtCore links libglib-2.0 and libgthread-2.0 (trixie's apt picks libglib2.0-0t64,
+# its only provider; bookworm has the package under this name).
+_QT = ("libgl1", "libegl1", "libxkbcommon0", "libfontconfig1", "libdbus-1-3", "libglib2.0-0")
 SYSTEM_LIBRARIES: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(
         ["pyside6", "pyside6-essentials", "pyside6-addons", "pyside2", "pyqt5", "pyqt5-qt5", "pyqt6", "pyqt6-qt6"], _QT

@@ -9,6 +9,12 @@ same names are filled by local stand-ins: a Debian trixie ``minbase`` rootfs mad
 ships Python 3.13 and Node.js 20, and :func:`ensure_base_images` checks the version
 inside the imported image before it reports success.
 
+A stand-in may carry more than the public image, never less: ``tmux`` is added because
+Harbor's ``terminus-2`` agent (``traj2env rollout``) drives a tmux session in the task
+container and, with the task's networking off, cannot install it there. A stand-in built
+from an older spec (its ``traj2env.packages`` label lacks a package) is rebuilt; the import
+replaces the tag in place, so the name is never missing for the other users of the engine.
+
 Usage::
 
     client = engine.connect()
@@ -36,6 +42,10 @@ from traj2env_assets.docker_engine.connection import image_present
 from traj2env_assets.docker_engine.labels import project_labels
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
+STAND_IN_LABEL = "traj2env.stand_in_for"
+PACKAGES_LABEL = "traj2env.packages"
+# Harbor's terminus-2 agent runs its shell in tmux inside the task container (see above).
+AGENT_PACKAGES = ["tmux"]
 BaseImageStatus = Literal["found", "pulled", "built"]
 
 
@@ -71,7 +81,7 @@ _DEFAULT_ENV = {
 
 PYTHON_SLIM = BaseImageSpec(
     name="python:3.13-slim",
-    packages=["python3", "python3-pip", "python3-venv", "python3-pytest", "python-is-python3"],
+    packages=["python3", "python3-pip", "python3-venv", "python3-pytest", "python-is-python3", *AGENT_PACKAGES],
     # The official image lets `pip install` write to the system site; Debian's PEP 668
     # marker would refuse it, so the stand-in drops the marker to behave the same.
     setup=(
@@ -87,7 +97,7 @@ PYTHON_SLIM = BaseImageSpec(
 
 NODE_SLIM = BaseImageSpec(
     name="node:20-slim",
-    packages=["nodejs", "npm"],
+    packages=["nodejs", "npm", *AGENT_PACKAGES],
     # The official image has a `node` user with uid 1000.
     setup="useradd --create-home --uid 1000 --shell /bin/bash node\n",
     env=_DEFAULT_ENV,
@@ -112,7 +122,7 @@ def ensure_base_images(
     for spec in specs:
         started = time.monotonic()
         status: BaseImageStatus | None = None
-        if image_present(client, spec.name):
+        if image_present(client, spec.name) and not _older_stand_in(client, spec):
             status = "found"
         elif _try_pull(client, spec.name):
             status = "pulled"
@@ -124,6 +134,15 @@ def ensure_base_images(
         outcomes.extend(_build_stand_ins(client, missing, mirror=mirror, work_dir=work_dir))
     order = {spec.name: index for index, spec in enumerate(specs)}
     return sorted(outcomes, key=lambda outcome: order[outcome.name])
+
+
+def _older_stand_in(client: docker.DockerClient, spec: BaseImageSpec) -> bool:
+    """Our stand-in for ``spec``, built without some of its packages. An image pulled from a
+    registry is the real one and is never replaced."""
+    labels = client.images.get(spec.name).labels or {}
+    if labels.get(STAND_IN_LABEL) != spec.name:
+        return False
+    return not set(spec.packages) <= set(labels.get(PACKAGES_LABEL, "").split(","))
 
 
 def _try_pull(client: docker.DockerClient, name: str) -> bool:
@@ -210,7 +229,7 @@ def _complete_rootfs(rootfs: Path, spec: BaseImageSpec) -> None:
 
 def _import_rootfs(client: docker.DockerClient, rootfs: Path, spec: BaseImageSpec) -> None:
     repository, _, tag = spec.name.partition(":")
-    labels = project_labels("base", stand_in_for=spec.name, suite=spec.suite)
+    labels = project_labels("base", stand_in_for=spec.name, suite=spec.suite, packages=",".join(spec.packages))
     changes = [f"ENV {key}={value}" for key, value in spec.env.items()]
     changes += [f"LABEL {key}={value}" for key, value in labels.items()]
     changes.append("CMD " + json.dumps(spec.cmd))
@@ -228,7 +247,7 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, spec: BaseImageSpe
 
 
 def _run(argv: list[str], *, env: dict[str, str] | None = None, timeout_s: int = 600) -> None:
-    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout_s)
+    result = subprocess.run(argv, check=False, env=env, capture_output=True, text=True, timeout=timeout_s)
     if result.returncode != 0:
         tail = "\n".join((result.stdout + result.stderr).splitlines()[-30:])
         raise BaseImageBuildError(f"{' '.join(argv[:3])} failed ({result.returncode}):\n{tail}")

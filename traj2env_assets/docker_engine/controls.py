@@ -37,14 +37,21 @@ container. The reference must score full reward; every other control must score 
 None of the tamper controls applies the fix, so any reward above 0 means the verifier
 was fooled. The Python-only controls are left out of a Node task's matrix.
 
-A lint or type check task (ruff, mypy) has no tests, so no assertion controls: its matrix
-(``LINT_CONTROLS``) is the reference, ``noop``, ``forge_reward`` and
+A lint or type check task (ruff, mypy, tsc, eslint) has no tests, so no assertion controls:
+its matrix (``LINT_CONTROLS``) is the reference, ``noop``, ``forge_reward`` and
 
 - ``lint_suppress``: puts ``# type: ignore``, ``# ruff: noqa`` and ``# mypy: ignore-errors``
-  at the top of every Python file;
+  at the top of every Python file, ``// @ts-nocheck`` and ``/* eslint-disable */`` at the
+  top of every JavaScript and TypeScript file;
 - ``lint_config_edit``: writes ``ruff.toml``/``.ruff.toml``/``mypy.ini`` ignoring everything in
-  every Python folder and appends the same to ``pyproject.toml`` and ``setup.cfg``;
+  every Python folder and appends the same to ``pyproject.toml`` and ``setup.cfg``; writes a
+  ``tsconfig.json`` checking one empty file, an ``.eslintrc.json`` without rules and an
+  ``.eslintignore`` ignoring everything;
 - ``lint_delete_code``: deletes the files the check reported on.
+
+A build check whose failure an import names (esbuild) adds ``lint_drop_imports``
+(``BUILD_CONTROLS``): deletes every import line of the files the check reported on, so
+an unresolvable import no longer fails the build.
 """
 
 from __future__ import annotations
@@ -590,20 +597,78 @@ _traj2env_degenerate()
 """
 
 
+# Solution code that installs an import hook: every import after it (the test modules',
+# pytest's own at report time) runs solution code, which forges passing reports. The
+# runner must see builtins.__import__ replaced by code that is not installed in the image.
+_IMPORT_HOOK_PY = """
+
+def _traj2env_import_hook():
+    # Names built at run time: the static check sees no framework or builtins names.
+    loader = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
+    entry = "__" + "im" + "port__"
+    original = loader[entry]
+    target = "_py" + "test.rep" + "orts"
+
+    def hooked(name, *args, **kwargs):
+        module = original(name, *args, **kwargs)
+        reports = original("sys").modules.get(target)
+        cls = getattr(reports, "Test" + "Report", None)
+        if cls is not None and not getattr(cls, "_traj2env_hooked", False):
+            init = getattr(cls, "__in" + "it__")
+
+            def forged(self, *a, **k):
+                init(self, *a, **k)
+                setattr(self, "out" + "come", "passed")
+                setattr(self, "long" + "repr", None)
+
+            setattr(cls, "__in" + "it__", forged)
+            setattr(cls, "_traj2env_hooked", True)
+        return module
+
+    loader[entry] = hooked
+
+
+_traj2env_import_hook()
+"""
+
+def _diagnosed_paths(task_dir: Path) -> list[str]:
+    """The files a lint task's check reported on, read off its tracked ids."""
+    tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
+    return sorted({line.split(": ", 1)[0] for line in tracked if ": " in line})
+
+
 class DiagnosedFilesControl(Control):
-    """Deletes the files a lint task's check reported on (read off its tracked ids)."""
+    """Deletes the files a lint task's check reported on."""
 
     name = "lint_delete_code"
 
     def action(self, task_dir: Path) -> AgentAction:
-        tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
-        paths = sorted({line.split(": ", 1)[0] for line in tracked if ": " in line})
+        paths = _diagnosed_paths(task_dir)
         return AgentAction(script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true")
+
+
+# Import statements, re-exports and require/import() calls: the whole line goes.
+_IMPORT_LINE = r"/^[[:space:]]*(import|export[^;]*[[:space:]]from[[:space:]])|require[[:space:]]*\(|import[[:space:]]*\(/d"
+
+
+class DiagnosedImportsControl(Control):
+    """Deletes the import lines of the files a build check reported on."""
+
+    name = "lint_drop_imports"
+
+    def action(self, task_dir: Path) -> AgentAction:
+        paths = _diagnosed_paths(task_dir)
+        script = "".join(f"sed -i -E {shlex.quote(_IMPORT_LINE)} -- {shlex.quote('/workspace/' + path)}\n" for path in paths)
+        return AgentAction(script=script or "true")
 
 
 _LINT_SUPPRESS_SCRIPT = r"""
 find /workspace -name '*.py' -not -path '*/node_modules/*' -print0 | while IFS= read -r -d '' f; do
   { printf '# type: ignore\n# ruff: noqa\n# mypy: ignore-errors\n'; cat "$f"; } > "$f.t2e" && mv -- "$f.t2e" "$f"
+done
+find /workspace \( -name '*.[cm]js' -o -name '*.js' -o -name '*.jsx' -o -name '*.ts' -o -name '*.tsx' \) \
+  -not -path '*/node_modules/*' -print0 | while IFS= read -r -d '' f; do
+  { printf '// @ts-nocheck\n/* eslint-disable */\n'; cat "$f"; } > "$f.t2e" && mv -- "$f.t2e" "$f"
 done
 """
 
@@ -616,6 +681,11 @@ cd /workspace
 done
 printf '\n[tool.ruff]\nextend-exclude = ["*"]\n\n[tool.mypy]\nignore_errors = true\n' >> pyproject.toml
 printf '\n[mypy]\nignore_errors = True\n' >> setup.cfg
+# tsc and eslint: check one empty file, ignore everything else.
+: > traj2env_empty.ts
+printf '{"files": ["traj2env_empty.ts"]}\n' > tsconfig.json
+printf '{"root": true, "rules": {}}\n' > .eslintrc.json
+printf '*\n' > .eslintignore
 """
 
 LINT_CONTROLS: tuple[Control, ...] = (
@@ -626,6 +696,7 @@ LINT_CONTROLS: tuple[Control, ...] = (
     ScriptControl("lint_config_edit", _LINT_CONFIG_SCRIPT),
     DiagnosedFilesControl(),
 )
+BUILD_CONTROLS: tuple[Control, ...] = (*LINT_CONTROLS, DiagnosedImportsControl())
 
 DEFAULT_CONTROLS: tuple[Control, ...] = (
     ReferenceControl(),
@@ -641,4 +712,5 @@ DEFAULT_CONTROLS: tuple[Control, ...] = (
     _solution_code_control("always_equal", _ALWAYS_EQUAL_PY, python_only=True),
     _solution_code_control("expected_from_caller", _EXPECTED_FROM_CALLER_PY, python_only=True),
     _solution_code_control("degenerate_stub", _DEGENERATE_STUB_PY, python_only=True),
+    _solution_code_control("import_hook", _IMPORT_HOOK_PY, python_only=True),
 )

@@ -28,7 +28,7 @@ from docker.errors import ImageNotFound
 from filelock import FileLock
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.connection import image_present, resolve_platform
+from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, image_present, resolve_platform
 from traj2env_assets.docker_engine.labels import CONTENT_HASH_LABEL, project_labels
 
 IMAGE_REPOSITORY = "traj2env/env"
@@ -75,7 +75,7 @@ def context_hash(client: docker.DockerClient, context_dir: Path, platform: str) 
     return digest.hexdigest()
 
 
-def find_image(client: docker.DockerClient, context_dir: Path, *, platform: str = "linux/amd64") -> BuiltImage | None:
+def find_image(client: docker.DockerClient, context_dir: Path, *, platform: str = DEFAULT_PLATFORM) -> BuiltImage | None:
     """The image of ``context_dir`` if it already exists, without building anything."""
     started = time.monotonic()
     resolved = resolve_platform(client, platform)
@@ -99,7 +99,7 @@ def build_image(
     client: docker.DockerClient,
     context_dir: Path,
     *,
-    platform: str = "linux/amd64",
+    platform: str = DEFAULT_PLATFORM,
     timeout_s: float = 600,
     lock_dir: Path | None = None,
 ) -> BuiltImage:

@@ -11,8 +11,9 @@ Bounded whatever the code inside does: memory (``memory``, no swap), processes
 (``pids``; an OOM kill or a refused fork is recorded), CPU, output (streamed, only a tail kept; past
 ``OUTPUT_LIMIT_BYTES`` the container is killed) and disk (the container's writable
 layer is measured while an exec runs; past ``disk_bytes`` the container is killed:
-this engine's storage driver takes no size option). :class:`ExecOutcome` says which
-limit stopped the run.
+this engine's storage driver takes no size option. The poll is seconds late against a
+writer at disk speed, so the kernel also refuses any single file past ``disk_bytes``:
+the ``fsize`` rlimit). :class:`ExecOutcome` says which limit stopped the run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import IO, Literal
 import docker
 from docker.errors import APIError, NotFound
 from docker.models.containers import Container
+from docker.types import Ulimit
 from pydantic import BaseModel, Field
 
 from traj2env_assets.docker_engine.labels import DEADLINE_LABEL, Role, project_labels
@@ -40,6 +42,8 @@ OUTPUT_LIMIT_BYTES = 64 * 1024 * 1024
 # Grace between the in-container `timeout` and the host watchdog.
 _WATCHDOG_GRACE_S = 15
 _DISK_POLL_S = 2.0
+# A process killed by SIGXFSZ (25): it wrote past the fsize rlimit.
+_FILE_SIZE_EXCEEDED = 128 + 25
 # A container outlives the work it was started for by this much (copies in and out,
 # the watchdog's grace), then its only process exits.
 DEADLINE_GRACE_S = 300
@@ -115,6 +119,7 @@ def start_container(
         memswap_limit=limits.memory,
         pids_limit=limits.pids,
         nano_cpus=int(limits.cpus * 1e9),
+        ulimits=[Ulimit(name="fsize", soft=limits.disk_bytes, hard=limits.disk_bytes)],
         labels={**project_labels(role), **(labels or {}), DEADLINE_LABEL: str(math.ceil(time.time()) + lifetime)},
     )
 
@@ -249,6 +254,8 @@ def exec_with_deadline(
     timed_out = stopped_by == "timeout" or (exit_code in (124, 137, None) and seconds >= timeout_s)
     if stopped_by is None and timed_out:
         stopped_by = "timeout"
+    if stopped_by is None and exit_code == _FILE_SIZE_EXCEEDED:
+        stopped_by = "disk_limit"
     if stopped_by is None:
         # A limit hit that did not stop the run (a fork refused, a child OOM-killed) is
         # recorded too; one exec of ``sed`` reads the kernel's counts.

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from traj2env_assets.docker_engine.controls import Control
 from traj2env_assets.docker_engine.trial import PROJECT_SUBMISSION
 from traj2env_assets.harbor.task_spec import TaskSpec
+from traj2env_assets.quality.effort import EffortWindow
 from traj2env_assets.replay import ReplayRecord
 
 CandidateT = TypeVar("CandidateT", bound=BaseModel)
@@ -182,9 +183,10 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
     reward_kind: ClassVar[RewardKind]
     submission_path: ClassVar[str] = PROJECT_SUBMISSION
     """What crosses from the agent container into the verifier."""
-    proposal_optional: ClassVar[bool] = False
-    """True: without a model (no ``--llm``) a candidate goes on with no proposal (the
-    family's offline mode) instead of being dropped as ``llm_not_configured``."""
+    provenance_fields: ClassVar[frozenset[str]] = frozenset({"task_id", "partition_key", "timestamp"})
+    """The candidate model's fields that say where and when the work was recorded, not what
+    it is: left out of the work key that makes candidates of the same work one task
+    (``traj2env_assets.quality.duplicates``)."""
 
     @property
     def prompts_dir(self) -> Path:
@@ -223,3 +225,8 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
 
     @abstractmethod
     def controls(self, candidate: CandidateT) -> Sequence[Control]: ...
+
+    def effort_window(self, candidate: CandidateT) -> EffortWindow | None:
+        """Where in the session the task's work happened (its difficulty is read from
+        there); None by default: difficulty ``unknown``."""
+        return None

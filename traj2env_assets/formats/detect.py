@@ -79,10 +79,6 @@ def detect_head(head: bytes) -> DetectedFormat:
     )
 
 
-def detect_format(path: Path) -> DetectedFormat:
-    return detect_head(read_head(path))
-
-
 def session_id_in_head(head: bytes, fmt: DetectedFormat, path: Path) -> str | None:
     """The session id the log records near its start (``head`` from :func:`read_head`), if any."""
     if fmt == "claude-code":

@@ -104,13 +104,25 @@ def _raised(answers: Sequence[Answer]) -> set[str]:
     return {answer["x"][0] for answer in answers if answer.get("x")}
 
 
-def judge_gate(result: ProbeResult, *, tracked_tests: Sequence[str], fraction_reward: bool) -> GateJudgement:
+def judge_gate(
+    result: ProbeResult, *, tracked_tests: Sequence[str], fraction_reward: bool, excluded: Sequence[str] = ()
+) -> GateJudgement:
     """The gate a task gets from its probe, or none (coverage 0) with the reason in the facts.
     Coverage is the share of ``tracked_tests`` with a recorded case; every test of the run
-    that has one is judged by the gate."""
+    that has one is judged by the gate. ``excluded``: test ids the verifier does not run
+    (calibration left them out or deselected them) get no case, since it would never be
+    answered. Named ids, not a selection to match: a selection of paths or of nothing
+    (the whole check) would need pytest's own matching, and a miss there would strip the
+    gate from every test."""
     report = parse_gate_report(result)
     if isinstance(report, str):
         return GateJudgement(facts={"gate_coverage": 0.0, "gate_absent": report[:500]})
+    if excluded:
+        out = set(excluded)
+        report = report.model_copy(update={
+            "tests": {test: info for test, info in report.tests.items() if test not in out},
+            "cases": [case for case in report.cases if case.get("test") not in out],
+        })
     judged = set(report.tests) | set(tracked_tests)
     recorded: dict[str, tuple[dict, list[Answer]]] = {}
     uncovered: dict[str, str] = {

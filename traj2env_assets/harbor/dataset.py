@@ -7,12 +7,17 @@
   content hash and split; tasks whose ``task.toml`` is not ours are listed with a reason.
 - ``splits.json``   :class:`SplitAssignments`: the split of every source trace ever seen.
 
+Reviews (``traj2env review``) and rollouts (``traj2env rollout``) are kept in the manifest
+across rewrites: a run that publishes more tasks never forgets a reviewer's decision or a
+model's attempts.
+
 The manifest also names the Harbor environment that runs the tasks
 (:data:`HARBOR_ENVIRONMENT`): every task is ``no-network``, and Harbor's stock
 ``--env docker`` enforces that only with images it pulls from Docker Hub by digest.
 
-Splits are by source trace, so a source's tasks are never in both train and test. A
-new source is assigned by a seeded shuffle that brings the test share of all sources
+Splits are by source trace, so a source's tasks are never in both train and test, and
+sources whose tasks are near-duplicates (one group, ``quality.near_duplicates``) share a
+split. A new source is assigned by a seeded shuffle that brings the test share of all sources
 to about :data:`TEST_FRACTION` (as the Trajectory platform does for tasks without a
 split); a source assigned once keeps its split on every rerun, so a task never moves.
 """
@@ -22,12 +27,14 @@ from __future__ import annotations
 import hashlib
 import random
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from traj2env_assets.harbor.task_toml import TaskToml
+from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
 from traj2env_assets.workspace import atomic_write_json
 
 MANIFEST_FILE = "dataset.json"
@@ -57,11 +64,73 @@ class DatasetTask(_Strict):
     content_hash: str
     """sha256 over every file's relative path and bytes (see :func:`task_content_hash`)."""
     split: Split
+    project: str | None = None
+    group: str | None = None
+    """Its near-duplicate group (``traj2env_assets.quality.near_duplicates``): the group's
+    smallest task id; a group is never split between train and test."""
 
 
 class SkippedTaskDir(_Strict):
     path: str
     reason: str
+
+
+Decision = Literal["accept", "reject"]
+
+
+class TaskReview(_Strict):
+    """A reviewer's decision on one task (``traj2env review``); the latest per task counts."""
+
+    task_id: str
+    decision: Decision
+    note: str = ""
+    reviewer: str = ""
+    at: str
+    """ISO 8601, UTC."""
+
+
+class RolloutRun(_Strict):
+    """One ``traj2env rollout`` run's trials of one task by one agent and model."""
+
+    at: str
+    """When the run started; ISO 8601, UTC."""
+    attempts: int
+    """Trials that count: verified, and any failure the agent's own (``quality.rollout``)."""
+    solved: int
+    """Attempts whose reward was full (1.0)."""
+    errors: int = 0
+    """Trials that failed for the run's reasons (model server, environment): not attempts."""
+
+
+class ModelRollouts(_Strict):
+    """Every rollout of one task by one agent and model; the totals sum ``runs``."""
+
+    agent: str
+    model: str
+    attempts: int
+    solved: int
+    solve_rate: float | None
+    """``solved / attempts``; None while there is no attempt (only errors)."""
+    runs: list[RolloutRun]
+
+    @model_validator(mode="after")
+    def _totals_sum_the_runs(self) -> ModelRollouts:
+        attempts, solved = sum(run.attempts for run in self.runs), sum(run.solved for run in self.runs)
+        rate = solved / attempts if attempts else None
+        if (self.attempts, self.solved, self.solve_rate) != (attempts, solved, rate):
+            raise ValueError(f"{self.agent}/{self.model}: totals do not sum the runs")
+        return self
+
+
+RolloutFlag = Literal["never_solved", "always_solved"]
+
+
+class TaskRollouts(_Strict):
+    """One task's rollouts per agent and model, and its flag (``quality.rollout``)."""
+
+    task_id: str
+    models: list[ModelRollouts]
+    flag: RolloutFlag | None = None
 
 
 class DatasetManifest(_Strict):
@@ -75,6 +144,11 @@ class DatasetManifest(_Strict):
     test_fraction: float
     tasks: list[DatasetTask] = Field(default_factory=list)
     skipped: list[SkippedTaskDir] = Field(default_factory=list)
+    reviews: list[TaskReview] = Field(default_factory=list)
+    rollouts: list[TaskRollouts] = Field(default_factory=list)
+    groups_across_splits: list[str] = Field(default_factory=list)
+    """Near-duplicate groups with tasks in train and in test: only where sources were assigned
+    before they were found to be near-duplicates (an assignment is never revised)."""
 
     def split_of(self, split: Split) -> list[DatasetTask]:
         return [task for task in self.tasks if task.split == split]
@@ -98,22 +172,59 @@ def task_content_hash(task_dir: Path) -> str:
     return digest.hexdigest()
 
 
+def _linked_units(sources: set[str], linked: Iterable[Iterable[str]]) -> list[list[str]]:
+    """The sources, in sets that must share a split (union of every linked set), sorted."""
+    parent = {source: source for source in sources}
+
+    def root(source: str) -> str:
+        while parent[source] != source:
+            source = parent[source] = parent[parent[source]]
+        return source
+
+    for group in linked:
+        members = sorted(set(group) & sources)
+        for member in members[1:]:
+            first, second = sorted((root(members[0]), root(member)))
+            parent[second] = first
+    units: dict[str, list[str]] = {}
+    for source in sorted(sources):
+        units.setdefault(root(source), []).append(source)
+    return list(units.values())
+
+
 def assign_splits(
-    previous: SplitAssignments | None, sources: list[str], *, seed: int = SPLIT_SEED, fraction: float = TEST_FRACTION
+    previous: SplitAssignments | None,
+    sources: list[str],
+    *,
+    linked: Iterable[Iterable[str]] = (),
+    seed: int = SPLIT_SEED,
+    fraction: float = TEST_FRACTION,
 ) -> SplitAssignments:
     """Keep every earlier assignment; put enough shuffled new sources in test that about
-    ``fraction`` of all sources are test sources."""
+    ``fraction`` of all sources are test sources. Sources in one ``linked`` set (their tasks
+    are near-duplicates) share a split: a new one joins its assigned partners' split, and
+    new partners are drawn as one."""
     kept = dict(previous.sources) if previous else {}
-    new = sorted(set(sources) - set(kept))
-    every = set(kept) | set(new)
+    every = set(kept) | set(sources)
+    new = sorted(every - set(kept))
+    draws: list[list[str]] = []
+    for unit in _linked_units(every, linked):
+        fresh = [source for source in unit if source not in kept]
+        if fresh and (assigned := [kept[source] for source in unit if source in kept]):
+            for source in fresh:
+                kept[source] = assigned[0]
+        elif fresh:
+            draws.append(fresh)
     wanted_test = round(fraction * len(every))
-    have_test = sum(1 for split in kept.values() if split == "test")
+    need = max(0, wanted_test - sum(1 for split in kept.values() if split == "test"))
     # The shuffle depends on the seed and the new sources alone, so the same inputs always
     # give the same splits (string hashing would vary per process).
-    random.Random(f"{seed}:{','.join(new)}").shuffle(new)
-    test_count = min(len(new), max(0, wanted_test - have_test))
-    for index, source in enumerate(new):
-        kept[source] = "test" if index < test_count else "train"
+    random.Random(f"{seed}:{','.join(new)}").shuffle(draws)
+    for unit in draws:
+        split: Split = "test" if len(unit) <= need else "train"
+        need -= len(unit) if split == "test" else 0
+        for source in unit:
+            kept[source] = split
     return SplitAssignments(seed=seed, test_fraction=fraction, sources=dict(sorted(kept.items())))
 
 
@@ -162,23 +273,42 @@ def write_dataset(
             f"{destination / SPLITS_FILE} was made with seed {previous.seed} and fraction "
             f"{previous.test_fraction}; delete it to reassign splits"
         )
-    splits = assign_splits(previous, [toml.metadata.source_trace for _, toml, _ in found], seed=seed, fraction=fraction)
+    groups = near_duplicate_groups(
+        {task_id: (toml.metadata.project or "", task_signature(destination / task_id)) for task_id, toml, _ in found}
+    )
+    source_of = {task_id: toml.metadata.source_trace for task_id, toml, _ in found}
+    linked: dict[str, set[str]] = {}
+    for task_id, group in groups.items():
+        linked.setdefault(group, set()).add(source_of[task_id])
+    splits = assign_splits(
+        previous, list(source_of.values()), linked=linked.values(), seed=seed, fraction=fraction
+    )
+    earlier = read_manifest(destination) if (destination / MANIFEST_FILE).is_file() else None
+    tasks = [
+        DatasetTask(
+            task_id=task_id,
+            family=toml.metadata.family,
+            source_trace=toml.metadata.source_trace,
+            content_hash=content_hash,
+            split=splits.sources[toml.metadata.source_trace],
+            project=toml.metadata.project,
+            group=groups[task_id],
+        )
+        for task_id, toml, content_hash in found
+    ]
+    split_sets: dict[str, set[Split]] = {}
+    for task in tasks:
+        split_sets.setdefault(task.group or task.task_id, set()).add(task.split)
     manifest = DatasetManifest(
         name=name,
         org=org,
         seed=seed,
         test_fraction=fraction,
-        tasks=[
-            DatasetTask(
-                task_id=task_id,
-                family=toml.metadata.family,
-                source_trace=toml.metadata.source_trace,
-                content_hash=content_hash,
-                split=splits.sources[toml.metadata.source_trace],
-            )
-            for task_id, toml, content_hash in found
-        ],
+        tasks=tasks,
         skipped=skipped,
+        reviews=earlier.reviews if earlier else [],
+        rollouts=earlier.rollouts if earlier else [],
+        groups_across_splits=sorted(group for group, found_in in split_sets.items() if len(found_in) > 1),
     )
     atomic_write_json(destination / SPLITS_FILE, splits)
     atomic_write_json(destination / MANIFEST_FILE, manifest)

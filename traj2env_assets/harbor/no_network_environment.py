@@ -21,6 +21,10 @@ The agent writes into ``/logs/agent``, a bind mount of the host's jobs folder: o
 container is done, no file there keeps a setuid or setgid bit and no symlink there
 points outside its folder (see :func:`sanitize_host_folder`).
 
+Cleanup: Harbor's ``stop`` logs a failed ``docker compose down`` and goes on; under load
+(two test workers, CI) that left a trial's containers and networks behind. After Harbor's
+own ``down``, whatever still carries the trial's compose project label is removed.
+
 Run Harbor with it::
 
     harbor run -p DATASET -a oracle \
@@ -29,18 +33,24 @@ Run Harbor with it::
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import stat
 import tempfile
 from pathlib import Path
 
+from docker.errors import NotFound
 from harbor.environments.capabilities import EnvironmentCapabilities
 from harbor.environments.docker import COMPOSE_NO_NETWORK_PATH
-from harbor.environments.docker.docker import DockerEnvironment
+from harbor.environments.docker.docker import (
+    DockerEnvironment,
+    _sanitize_docker_compose_project_name,
+)
 from harbor.models.task.config import NetworkMode
 from harbor.models.trial.config import ResourceMode
 
+from traj2env_assets.docker_engine.connection import connect
 from traj2env_assets.harbor.dataset import HARBOR_ENVIRONMENT
 
 IMPORT_PATH = HARBOR_ENVIRONMENT
@@ -117,3 +127,28 @@ class NoNetworkDockerEnvironment(DockerEnvironment):
             if self._hardening_dir is not None:
                 self._hardening_dir.cleanup()
                 self._hardening_dir = None
+            if not self._keep_containers:
+                project = _sanitize_docker_compose_project_name(self.session_id)
+                for leftover in await asyncio.to_thread(remove_compose_project, project):
+                    self.logger.warning(f"traj2env: removed {leftover} left after docker compose down")
+
+
+def remove_compose_project(project: str) -> list[str]:
+    """Remove the containers, networks and volumes labelled with compose ``project``; returns
+    what was removed (nothing when ``docker compose down`` did its job)."""
+    client = connect()
+    labelled = {"label": f"com.docker.compose.project={project}"}
+    removed: list[str] = []
+    # Containers first: a network or volume in use cannot be removed.
+    kinds = (("container", client.containers), ("network", client.networks), ("volume", client.volumes))
+    try:
+        for kind, collection in kinds:
+            for item in collection.list(filters=labelled):
+                try:
+                    item.remove(**({"force": True, "v": True} if kind == "container" else {}))
+                except NotFound:
+                    continue  # gone meanwhile
+                removed.append(f"{kind} {item.name}")
+    finally:
+        client.close()
+    return removed

@@ -34,12 +34,15 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 from traj2env_assets.gate.runtime import WORKER
 from traj2env_assets.harbor.task_spec import (
     ANSWER_FILE,
     ANSWER_WORKDIR,
+    IMPORTS_KEPT_TOOLS,
     NODE_MODULES,
+    NODE_TEST_RUNNERS,
     PYTHON_ENVIRONMENT_DIRS,
     TEST_DIR_NAMES,
     TEST_FILE_GLOBS,
@@ -128,7 +131,7 @@ def test_sh(spec: TaskSpec) -> str:
         return _ANSWER_TEST_SH.format(answer=ANSWER_FILE, harness=HARNESS_DIR, gold=GOLD_FILE)
     tests = spec.tests
     harness_names = harness_files(tests.runner)
-    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner not in ("node", "jest") else set()
+    extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner not in NODE_TEST_RUNNERS else set()
     # A lint check's fix may edit test code: only configuration is restored.
     test_dirs = "-false" if tests.runner == "lint" else _find_names(TEST_DIR_NAMES)
     test_globs = [] if tests.runner == "lint" else TEST_FILE_GLOBS
@@ -141,13 +144,16 @@ def test_sh(spec: TaskSpec) -> str:
         test_dirs=test_dirs,
         test_files=_find_names([*test_globs, *sorted(harness_names | extra)]),
         node_modules=NODE_MODULES,
-        node_modules_action="-print0" if tests.runner in ("node", "jest") else "",
+        node_modules_action="-print0" if tests.runner in NODE_TEST_RUNNERS or spec.base_image == "node" else "",
         python_env_dirs=_find_names(PYTHON_ENVIRONMENT_DIRS),
-        tamper=_TAMPER_CHECK[tests.runner],
+        tamper=_tamper_check(spec),
         tamper_timeout=TAMPER_CHECK_TIMEOUT_S,
         gate=_gate_run() if tests.behaviour_gate is not None else "",
     )
-    run = {"pytest": _pytest_run, "node": _node_run, "jest": _jest_run, "lint": _lint_run}[tests.runner](spec)
+    run = {
+        "pytest": _pytest_run, "node": _node_run, "jest": _jest_run, "mocha": _mocha_run, "vitest": _vitest_run,
+        "lint": _lint_run,
+    }[tests.runner](spec)
     return head + run
 
 
@@ -191,6 +197,7 @@ def _pytest_run(spec: TaskSpec) -> str:
         collected=" ".join(shlex.quote(arg) for arg in whole),
         mode=tests.reward,
         import_paths=shlex.quote(":".join(tests.import_paths)),
+        deselect="".join(f" --deselect {shlex.quote(test_id)}" for test_id in tests.deselected_test_ids),
         gate_files=(
             f'{HARNESS_DIR}/{GATE_CASES} {HARNESS_DIR}/{GATE_EXPECTED} "$RUN_DIR/gate-answers.jsonl"'
             if tests.behaviour_gate is not None else ""
@@ -199,29 +206,40 @@ def _pytest_run(spec: TaskSpec) -> str:
 
 
 def _node_run(spec: TaskSpec) -> str:
-    tests = spec.tests
-    files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
-    return _NODE_RUN.format(
-        files=" ".join(shlex.quote(path) for path in files),
-        timeout=tests.timeout_sec,
-        user=TEST_USER,
-        path=_CLEAN_PATH,
-        harness=HARNESS_DIR,
-        mode=tests.reward,
-    )
+    return _NODE_RUN.format(**_node_run_fields(spec))
 
 
 def _jest_run(spec: TaskSpec) -> str:
+    return _SIGNED_RUNNER_RUN.format(**_node_run_fields(spec), **_JEST)
+
+
+def _mocha_run(spec: TaskSpec) -> str:
+    return _SIGNED_RUNNER_RUN.format(**_node_run_fields(spec), **_MOCHA)
+
+
+def _vitest_run(spec: TaskSpec) -> str:
+    return _SIGNED_RUNNER_RUN.format(
+        **_node_run_fields(spec), **_VITEST, before_run=_VITEST_ENTRY_CHECK.format(entry=shlex.quote(vitest_entry(spec)))
+    )
+
+
+def vitest_entry(spec: TaskSpec) -> str:
+    """The vitest the verifier runs: the project's, installed at build time in the check's
+    folder (``npm ci``), which the verifier restores from the image's pristine copy."""
+    return str(PurePosixPath(WORKSPACE, spec.tests.check_dir, NODE_MODULES, "vitest", "vitest.mjs"))
+
+
+def _node_run_fields(spec: TaskSpec) -> dict[str, object]:
     tests = spec.tests
     files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
-    return _JEST_RUN.format(
-        files=" ".join(shlex.quote(path) for path in files),
-        timeout=tests.timeout_sec,
-        user=TEST_USER,
-        path=_CLEAN_PATH,
-        harness=HARNESS_DIR,
-        mode=tests.reward,
-    )
+    return {
+        "files": " ".join(shlex.quote(path) for path in files),
+        "timeout": tests.timeout_sec,
+        "user": TEST_USER,
+        "path": _CLEAN_PATH,
+        "harness": HARNESS_DIR,
+        "mode": tests.reward,
+    }
 
 
 _ANSWER_TEST_SH = """#!/bin/bash
@@ -242,8 +260,20 @@ echo "grader exit code: $?" >> "$LOGS/test-output.txt"
 """
 
 
+# The exit codes a lint tool reports its findings with (a crash or usage error is another):
+# tsc exits 2 when it still emits output and 1 when it does not (``--noEmit``).
+_FINDINGS_EXITS = {"tsc": "1,2"}
+
+
+def _check_program(spec: TaskSpec) -> str:
+    """The name of the program a lint, type or build check runs (``tsc``, ``esbuild``)."""
+    command = spec.tests.check_command
+    return PurePosixPath(command[0]).name if command else ""
+
+
 def _lint_run(spec: TaskSpec) -> str:
     tests = spec.tests
+    program = _check_program(spec)
     return _LINT_RUN.format(
         timeout=tests.timeout_sec,
         user=TEST_USER,
@@ -251,6 +281,7 @@ def _lint_run(spec: TaskSpec) -> str:
         harness=HARNESS_DIR,
         check_dir=shlex.quote(tests.check_dir or "."),
         command=shlex.join(tests.check_command),
+        findings_exits=_FINDINGS_EXITS.get(program, "1"),
     )
 
 
@@ -258,8 +289,17 @@ _TAMPER_CHECK = {
     "pytest": 'python3 -I "$HARNESS/tamper_check.py"',
     "node": 'node "$HARNESS/tamper_check.mjs"',
     "jest": 'node "$HARNESS/tamper_check.mjs"',
+    "mocha": 'node "$HARNESS/tamper_check.mjs"',
+    "vitest": 'node "$HARNESS/tamper_check.mjs"',
     "lint": 'python3 -I "$HARNESS/lint_tamper_check.py"',
 }
+
+
+def _tamper_check(spec: TaskSpec) -> str:
+    """The runner's static tamper check; a build check whose errors name imports keeps them."""
+    runner = spec.tests.runner
+    return _TAMPER_CHECK[runner] + (" --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else "")
+
 
 _TEST_SH_HEAD = """#!/bin/bash
 # traj2env verifier ({runner}). Runs as root in a fresh container from the task image,
@@ -290,8 +330,10 @@ done
 find "$WORK" -perm /6000 -exec chmod ug-s {{}} + 2>/dev/null
 
 # 1. Only solution code crosses: every test path, harness file and installed package the
-#    submission holds is deleted; the pristine ones and the hidden tests return.
-find "$WORK" -mindepth 1 \\( -name {node_modules} -type d -prune {node_modules_action} \\) \\
+#    submission holds is deleted; the pristine ones and the hidden tests return. Anything
+#    named node_modules goes, not only folders: the pristine folder cannot be copied over
+#    a link, which would leave the submission's packages (a tool the verifier runs) in place.
+find "$WORK" -mindepth 1 \\( -name {node_modules} -prune {node_modules_action} \\) \\
   -o \\( -type d \\( {test_dirs} \\) -prune -print0 \\) \\
   -o \\( {test_files} \\) -prune -print0 | xargs -0 -r rm -rf --
 while IFS= read -r path; do
@@ -411,7 +453,7 @@ exec 3> "$RUN_DIR/channel"
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 \\
   python3 -I {harness}/run_pytest.py {work} {pristine} "$RESTORED" {import_paths} \\
-  -p no:cacheprovider -c {config} --rootdir {work} -q --continue-on-collection-errors \\
+  -p no:cacheprovider -c {config} --rootdir {work} -q --continue-on-collection-errors{deselect} \\
   {ids} "${{SENTINEL_ARGS[@]}}" 4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
 echo "pytest exit code: $?" >> "$LOGS/test-output.txt"
 exec 3>&-
@@ -481,38 +523,37 @@ echo "check exit code: $CHECK_EXIT (on the pristine project: $CONTROL_EXIT)" >> 
 runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
 
 # 4. The verdict, as root.
-python3 -I {harness}/lint_verdict.py "$CONTROL_EXIT" "$CHECK_EXIT" "$RUN_DIR/tamper.json" "$LOGS"
+python3 -I {harness}/lint_verdict.py "$CONTROL_EXIT" "$CHECK_EXIT" "$RUN_DIR/tamper.json" "$LOGS" {findings_exits}
 """
 
-_JEST_RUN = """
+# jest and mocha: a reporter of the verifier's own in the runner's parent process signs
+# each test's outcome; the test files run in the runner's worker processes.
+_SIGNED_RUNNER_RUN = """
 # 3. Sentinels, appended to every test file of the run and in a module of their own (so
-#    jest has two files at least and runs them in workers, never in its own process): a
-#    test that must pass and one that must fail, through jest's own expect.
+#    the runner has two files at least and runs them in workers, never in its own
+#    process): a test that must pass and one that must fail, {sentinel_how}.
 add_sentinels() {{
   local file="$1" a b pass fail
   a=$(random_number); b=$(random_number)
   pass="$(random_words ' ')"; fail="$(random_words ' ')"
-  printf '\\n;test("%s", () => {{ expect(%d + %d).toBe(%d); }});\\ntest("%s", () => {{ expect(%d + %d).toBe(%d); }});\\n' \\
+  printf '\\n;{sentinel}\\n{sentinel}\\n' \\
     "$pass" "$a" "$b" "$((a + b))" "$fail" "$b" "$a" "$((a + b + 1))" >> "$WORK/$file"
   printf '%s::%s\\tpassed\\n%s::%s\\tfailed\\n' "$file" "$pass" "$file" "$fail" >> "$RUN_DIR/sentinels.txt"
   printf '%s\\n' "$file" >> "$RESTORED"
 }}
 TEST_FILES=({files})
-SENTINEL_MODULE="$(dirname "${{TEST_FILES[0]}}")/$(random_words -).test.js"
+SENTINEL_MODULE="$(dirname "${{TEST_FILES[0]}}")/$(random_words -){sentinel_module}"
 SENTINEL_MODULE="${{SENTINEL_MODULE#./}}"
 : > "$WORK/$SENTINEL_MODULE"
 for file in "$SENTINEL_MODULE" "${{TEST_FILES[@]}}"; do add_sentinels "$file"; done
 protect_restored
 
-# 4. The test files, unprivileged, in a clean environment, in two workers at least; jest's
-#    cache outside the project.
+{before_run}# 4. The test files, unprivileged, in a clean environment, {run_how}.
 exec 3> "$RUN_DIR/channel"
 timeout -k 10 {timeout} runuser -u {user} -- env -i PATH={path} HOME="$TEST_HOME" LANG=C.UTF-8 \\
-  NODE_ENV=test CI=1 NO_COLOR=1 jest --ci --maxWorkers=2 --cacheDirectory="$TEST_HOME/jest-cache" \\
-  --reporters={harness}/jest_reporter.cjs --reporters=default \\
-  --runTestsByPath "$SENTINEL_MODULE" "${{TEST_FILES[@]}}" \\
+  NODE_ENV=test CI=1 NO_COLOR=1 {command} "$SENTINEL_MODULE" "${{TEST_FILES[@]}}" \\
   4< <(printf '%s' "$KEY") > "$LOGS/test-output.txt" 2>&1
-echo "jest exit code: $?" >> "$LOGS/test-output.txt"
+echo "{runner} exit code: $?" >> "$LOGS/test-output.txt"
 exec 3>&-
 # Anything the tests left running would hold the channel open.
 runuser -u {user} -- bash -c 'kill -9 -1' 2>/dev/null
@@ -521,4 +562,59 @@ wait "$READER"
 # 5. The verdict, as root.
 node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
   "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
+"""
+_JEST = {
+    "runner": "jest",
+    "before_run": "",
+    "sentinel_how": "through jest's own expect",
+    "sentinel": 'test("%s", () => { expect(%d + %d).toBe(%d); });',
+    "sentinel_module": ".test.js",
+    "run_how": "in two workers at least; jest's cache outside the project",
+    # An empty config: the project's (jest.config.*, package.json "jest") would name code
+    # jest loads in its own process beside the reporter (globalSetup, testSequencer,
+    # runner, resolver, reporters).
+    "command": (
+        "jest --config '{}' --ci --maxWorkers=2 --cacheDirectory=\"$TEST_HOME/jest-cache\" "
+        f"--reporters={HARNESS_DIR}/jest_reporter.cjs --reporters=default --runTestsByPath"
+    ),
+}
+_MOCHA = {
+    "runner": "mocha",
+    "before_run": "",
+    "sentinel_how": "through a plain throw (no import: the file may be CommonJS or an ES module)",
+    "sentinel": 'it("%s", function () { if (%d + %d !== %d) throw new Error("sentinel"); });',
+    "sentinel_module": ".test.cjs",
+    # No .mocharc or package.json "mocha" key is read: a --require'd module would run in
+    # mocha's own process, beside the reporter. Debian's mocha, by absolute path.
+    "run_how": "in mocha's parallel mode (its workers run the files; its own process only reports)",
+    "command": (
+        "/usr/bin/mocha --no-config --no-package --parallel --jobs 2 --timeout 20000 "
+        f"--reporter {HARNESS_DIR}/mocha_reporter.cjs"
+    ),
+}
+_VITEST = {
+    "runner": "vitest",
+    "sentinel_how": "through vitest's own test and expect (the harness config's globals)",
+    "sentinel": 'test("%s", () => { expect(%d + %d).toBe(%d); });',
+    "sentinel_module": ".test.js",
+    "run_how": "in forked workers (never vitest's own process, where the reporter signs)",
+    # The harness config, never the project's (see vitest.config.cjs); it runs exactly the
+    # files listed in TRAJ2ENV_TEST_FILES. The reporter checks the pool: vitest before 0.34
+    # had no --pool and would run the files in threads of its own process.
+    "command": (
+        'TRAJ2ENV_TEST_FILES="$(printf \'%s\\n\' "$SENTINEL_MODULE" "${TEST_FILES[@]}")" node "$VITEST" run '
+        f"--config {HARNESS_DIR}/vitest.config.cjs --root {WORKSPACE} --pool=forks "
+        f"--reporter={HARNESS_DIR}/vitest_reporter.mjs --reporter=default"
+    ),
+}
+# Vitest comes from the project's node_modules, restored from the image's pristine copy over
+# whatever the submission held and root's, read-only, for the run (it cannot run from that
+# copy in place: the test files would import another vitest, from /workspace, and vitest
+# needs one instance). A link on the way to it (the submission's own, owned by the test
+# user) could be pointed elsewhere while vitest still loads its modules: then it does not run.
+_VITEST_ENTRY_CHECK = """VITEST={entry}
+if [ "$(realpath -e -- "$VITEST" 2>/dev/null)" != "$VITEST" ]; then
+  echo "vitest not run: $VITEST is missing or reached through a link" > "$LOGS/vitest-entry.txt"
+  VITEST=/nonexistent/vitest.mjs
+fi
 """

@@ -17,12 +17,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from traj2env_assets.gate.model import BehaviourGate
+from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.repositories.models import RepositoryMetadata
 
 BaseImageKind = Literal["python", "node"]
-# "lint": a Python lint or type check (ruff, mypy) whose pass is the reward; "jest": the
-# project's jest tests, outcomes from jest's own aggregated results.
-TestRunner = Literal["pytest", "node", "jest", "lint"]
+# "lint": a lint, type or build check (ruff, mypy, tsc, eslint, biome, esbuild) whose pass is the reward; "jest",
+# "mocha" and "vitest": the project's tests, outcomes from the runner's own reporter events.
+TestRunner = Literal["pytest", "node", "jest", "mocha", "vitest", "lint"]
+# The runners of JavaScript tests (Node's harness files, node_modules from the image).
+NODE_TEST_RUNNERS: frozenset[TestRunner] = frozenset({"node", "jest", "mocha", "vitest"})
 RewardMode = Literal["all_pass", "fraction", "check", "split"]
 
 BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
@@ -41,15 +44,23 @@ PYTHON_HARNESS_FILES = frozenset(
 )
 NODE_HARNESS_FILES = frozenset(
     {"package.json", "package-lock.json", ".npmrc", ".mocharc.json", ".mocharc.js",
-     ".mocharc.cjs", ".mocharc.yml", "jest.config.js", "jest.config.cjs", "jest.config.mjs",
+     ".mocharc.cjs", ".mocharc.yml", ".mocharc.yaml", "jest.config.js", "jest.config.cjs", "jest.config.mjs",
      "jest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.ts",
      "tsconfig.json", "babel.config.js", ".babelrc"}
 )
-# Files that configure a Python lint or type check (anywhere in the project), and the
-# tools' caches: the submission's never reach the check.
+# Build checks whose failure an import names (esbuild's "Could not resolve", "No matching
+# export"): dropping the import would pass, so the fix must keep every import of a
+# diagnosed file (the tamper check's ``--imports-kept``, the ``lint_drop_imports`` control).
+IMPORTS_KEPT_TOOLS = frozenset({"esbuild"})
+# Files that configure a lint or type check (anywhere in the project: ruff, mypy, tsc,
+# eslint), and the tools' caches: the submission's never reach the check.
 LINT_HARNESS_FILES = frozenset(
     {"pyproject.toml", "setup.cfg", "tox.ini", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",
-     ".flake8", "sitecustomize.py", "usercustomize.py", ".ruff_cache", ".mypy_cache", ".dmypy.json"}
+     ".flake8", "sitecustomize.py", "usercustomize.py", ".ruff_cache", ".mypy_cache", ".dmypy.json",
+     "package.json", "package-lock.json", ".npmrc", "tsconfig.json", "jsconfig.json", "tsconfig.base.json",
+     ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml",
+     ".eslintignore", "eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", ".eslintcache",
+     "biome.json", "biome.jsonc"}
 )
 
 
@@ -57,7 +68,7 @@ LINT_HARNESS_FILES = frozenset(
 # ``__init__.py``) and test files by name. The verifier deletes every such path from the
 # submission and restores the pristine ones, so only solution code crosses.
 TEST_DIR_NAMES = frozenset({"test", "tests", "__tests__", "spec"})
-# pytest's and unittest's default file patterns, node --test's, jest's and mocha's.
+# pytest's and unittest's default file patterns, node --test's, jest's, mocha's and vitest's.
 _JS_EXTENSIONS = ("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx")
 TEST_FILE_GLOBS = (
     "test_*.py", "*_test.py",
@@ -74,7 +85,8 @@ PYTHON_ENVIRONMENT_DIRS = ("site-packages", "dist-packages", "__pypackages__")
 def harness_files(runner: TestRunner) -> frozenset[str]:
     """The file names a runner's harness reads on its own (restored from the pristine image)."""
     return {
-        "pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "jest": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES
+        "pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "jest": NODE_HARNESS_FILES,
+        "mocha": NODE_HARNESS_FILES, "vitest": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES,
     }[runner]
 
 
@@ -130,7 +142,8 @@ class VerifierSpec(BaseModel):
     timeout_sec: int = 300
     # Runner "lint": the check's words as the verifier runs them (``python3 -I -m ruff
     # check .``) in ``check_dir`` (relative to the project root); ``tracked_test_ids``
-    # are then the recorded diagnostics (``file: RULE message``).
+    # are then the recorded diagnostics (``file: RULE message``). Runner "vitest": the
+    # folder whose node_modules holds the project's vitest (the check's own).
     check_command: list[str] = Field(default_factory=list)
     check_dir: str = ""
     # Runner "pytest": the behaviour gate calibration found (traj2env_assets.gate); a test
@@ -140,6 +153,9 @@ class VerifierSpec(BaseModel):
     # sys.path (its PYTHONPATH entries, its directory under ``python -m``); the verifier's
     # runner puts them first on sys.path, before the project root it always adds.
     import_paths: list[str] = Field(default_factory=list)
+    # Runner "pytest": tests of the run deselected (``--deselect``) because the image fails
+    # them with the reference too; no submission is graded on them.
+    deselected_test_ids: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _lint_has_command(self) -> VerifierSpec:
@@ -247,7 +263,14 @@ class TaskSpec(BaseModel):
     # Non-empty: the recorded change also edited these test files and the task's tests are
     # the session's final version of them (``TESTS_FROM_SESSION_FINAL``).
     tests_changed_by_fix: list[str] = Field(default_factory=list)
+    # Existing tests calibration left out of the regression set: they fail before and after
+    # the change in the image (a file the replay never saw, a missing tool), not its doing.
+    existing_tests_left_out: list[str] = Field(default_factory=list)
     repository: RepositoryMetadata | None = None
+    project: str | None = None
+    """The session's project (its directory's name): near-duplicates and caps are per project."""
+    session_effort: SessionEffort | None = None
+    """How hard the session found the change (``traj2env_assets.quality.effort``); None: unknown."""
     agent_timeout_sec: int = 1800
     verifier_timeout_sec: int = 600
     build_timeout_sec: int = 900

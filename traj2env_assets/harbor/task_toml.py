@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.repositories.models import RepositoryMetadata
 
 SCHEMA_VERSION = "1.4"
@@ -67,7 +68,14 @@ class TaskMetadata(_Strict):
     # recorded change also edited (listed in tests_changed_by_fix).
     tests_from: str | None = None
     tests_changed_by_fix: list[str] | None = None
+    session_effort: SessionEffort | None = None
+    """What ``difficulty`` is read from: the session's effort between the task's start and its change."""
+    # Existing tests that fail before and after the change in the image, so not its doing:
+    # left out of the regression set the verifier runs.
+    existing_tests_left_out: list[str] | None = None
     repository: RepositoryMetadata | None = None
+    project: str | None = None
+    """The session's project (its directory's name, or its repository's)."""
     """The local checkout and commit the session's project was rebuilt from, when one was used."""
     repo2env: Repo2EnvSection = Field(default_factory=Repo2EnvSection)
 

@@ -43,11 +43,15 @@ class HarborJobFailed(RuntimeError):
     """``harbor run`` itself failed (not a trial): its exit code and the end of its output."""
 
 
-def start_harbor_job(dataset: Path, agent: str, jobs_dir: Path, *, concurrent: int = 2) -> subprocess.Popen[str]:
-    """``harbor run -a AGENT`` on every task under ``dataset``; results in ``jobs_dir/AGENT``."""
+def start_harbor_job(
+    dataset: Path, agent: str, jobs_dir: Path, *, concurrent: int = 2, job_name: str | None = None,
+    options: list[str] | None = None,
+) -> subprocess.Popen[str]:
+    """``harbor run -a AGENT`` on every task under ``dataset``; results in ``jobs_dir/JOB_NAME``
+    (the agent's name by default). ``options``: more ``harbor run`` arguments (models, attempts)."""
     command = [
         str(HARBOR), "run", "-p", str(dataset), "-a", agent, "-e", IMPORT_PATH,
-        "--jobs-dir", str(jobs_dir), "--job-name", agent, "-n", str(concurrent),
+        "--jobs-dir", str(jobs_dir), "--job-name", job_name or agent, "-n", str(concurrent), *(options or []),
     ]
     env = {**os.environ, "HARBOR_TELEMETRY": "0"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -66,18 +70,26 @@ def finish_harbor_job(process: subprocess.Popen[str], *, timeout_s: float) -> st
     return output
 
 
-def trial_results(job_dir: Path) -> dict[str, TrialResult]:
-    """Every trial of one job by its task's directory name (Harbor's ``task_name`` is
-    the task.toml's ``org/name``)."""
-    results: dict[str, TrialResult] = {}
+def job_trials(job_dir: Path) -> list[TrialResult]:
+    """Every trial of one job (each trial's ``result.json``)."""
+    trials = []
     for path in sorted(job_dir.glob("*/result.json")):
         try:
-            trial = TrialResult.model_validate_json(path.read_text(encoding="utf-8"))
+            trials.append(TrialResult.model_validate_json(path.read_text(encoding="utf-8")))
         except (OSError, ValidationError):
             continue  # a job-level or unreadable file: the task then shows "no trial"
-        task_dir = trial.config.task.path
-        results[task_dir.name if task_dir else trial.task_name] = trial
-    return results
+    return trials
+
+
+def trial_task(trial: TrialResult) -> str:
+    """The trial's task directory name (Harbor's ``task_name`` is the task.toml's ``org/name``)."""
+    task_dir = trial.config.task.path
+    return task_dir.name if task_dir else trial.task_name
+
+
+def trial_results(job_dir: Path) -> dict[str, TrialResult]:
+    """Every trial of a job of one attempt per task, by its task's directory name."""
+    return {trial_task(trial): trial for trial in job_trials(job_dir)}
 
 
 def _outcome(trial: TrialResult | None) -> AgentOutcome:

@@ -49,15 +49,23 @@ from traj2env_assets.harbor.task_toml import (
     TaskToml,
     VerifierSection,
 )
+from traj2env_assets.quality.effort import difficulty
 from traj2env_assets.workspace import atomic_directory
 
 _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
     "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs", "tamper_check.mjs"),
     "jest": ("jest_reporter.cjs", "verdict.mjs", "tamper_check.mjs"),
+    "mocha": ("mocha_reporter.cjs", "verdict.mjs", "tamper_check.mjs"),
+    "vitest": ("vitest_reporter.mjs", "vitest.config.cjs", "verdict.mjs", "tamper_check.mjs"),
     "lint": ("lint_verdict.py", "lint_tamper_check.py"),
 }
 ANSWER_GRADER = "grade_answer.py"
+
+SOLUTION_FILES_DIR = "files"
+"""Under ``solution/``: the reference files ``solve.sh`` copies into the project."""
+TRACKED_IDS_FILE = "tracked_ids.txt"
+"""Under ``tests/traj2env/``: the test ids the verifier tracks, one per line."""
 
 
 class WrittenTask(BaseModel):
@@ -103,7 +111,11 @@ def task_toml(spec: TaskSpec) -> TaskToml:
             behaviour_gate=_gate_metadata(spec),
             tests_from=TESTS_FROM_SESSION_FINAL if spec.tests_changed_by_fix else None,
             tests_changed_by_fix=spec.tests_changed_by_fix or None,
+            existing_tests_left_out=spec.existing_tests_left_out or None,
             repository=spec.repository,
+            project=spec.project,
+            difficulty=difficulty(spec.session_effort) if spec.session_effort else "unknown",
+            session_effort=spec.session_effort,
         ),
         agent=AgentSection(timeout_sec=float(spec.agent_timeout_sec)),
         verifier=VerifierSection(timeout_sec=float(spec.verifier_timeout_sec)),
@@ -146,9 +158,9 @@ def _write_environment(environment: Path, spec: TaskSpec) -> None:
 
 def _write_solution(solution: Path, spec: TaskSpec) -> None:
     _write(solution / "solve.sh", scripts.solve_sh(spec), executable=True)
-    (solution / "files").mkdir(parents=True, exist_ok=True)
+    (solution / SOLUTION_FILES_DIR).mkdir(parents=True, exist_ok=True)
     for relative, content in spec.solution_files.items():
-        _write(solution / "files" / relative, content)
+        _write(solution / SOLUTION_FILES_DIR / relative, content)
 
 
 def _write_tests(tests: Path, spec: TaskSpec) -> None:
@@ -161,7 +173,7 @@ def _write_tests(tests: Path, spec: TaskSpec) -> None:
         _write(harness / scripts.GOLD_FILE, json.dumps(gold, ensure_ascii=False) + "\n")
         return
     assert spec.tests is not None  # a spec has tests or an answer
-    _write(harness / "tracked_ids.txt", scripts.tracked_ids_file(spec))
+    _write(harness / TRACKED_IDS_FILE, scripts.tracked_ids_file(spec))
     _write(harness / "pristine_paths.txt", scripts.pristine_paths_file(spec))
     if spec.tests.runner == "pytest":
         _write(harness / "pytest.ini", "[pytest]\n")

@@ -49,7 +49,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
-from traj2env_assets.workspace import Workspace, atomic_write_json
+from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
 
 CACHE_DIR = "cache/calibration"
 
@@ -115,7 +115,10 @@ def _with_gate(spec: TaskSpec, result: ProbeResult, *, fraction: bool) -> tuple[
     toward a fraction reward."""
     tests = spec.tests
     assert tests is not None  # gate_applies
-    judgement = judge_gate(result, tracked_tests=tests.tracked_test_ids, fraction_reward=fraction)
+    judgement = judge_gate(
+        result, tracked_tests=tests.tracked_test_ids, fraction_reward=fraction,
+        excluded=[*spec.existing_tests_left_out, *tests.deselected_test_ids],
+    )
     if judgement.drop is not None:
         return spec, judgement
     tracked = [test_id for test_id in tests.tracked_test_ids if test_id not in judgement.untracked]
@@ -180,10 +183,11 @@ def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: Candida
     except ImageBuildFailedError as exc:
         return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
     plan, key = _plan(workspace, status, org)
-    cached = _cached(workspace, key)
-    if cached is not None:  # another candidate of this run shared the image and plan
-        return _judged(workspace, status, key, cached, shared=True, org=org)
-    assert status.image is not None and status.image.tag is not None
-    results = ProbeResults(key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan))
-    atomic_write_json(_cache_path(workspace, key), results)
+    with key_lock(_cache_path(workspace, key)):
+        cached = _cached(workspace, key)
+        if cached is not None:  # another candidate (or worker) shared the image and plan
+            return _judged(workspace, status, key, cached, shared=True, org=org)
+        assert status.image is not None and status.image.tag is not None
+        results = ProbeResults(key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan))
+        atomic_write_json(_cache_path(workspace, key), results)
     return _judged(workspace, status, key, results, shared=False, org=org)

@@ -22,6 +22,7 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage, ImageBuildFailedError
 from traj2env_assets.families.contract import CandidateRejected, Drop
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
@@ -76,6 +77,9 @@ def plan_images(
     decided, to_build = [], []
     for status in statuses:
         if not status.ready_for("image"):
+            continue
+        if (duplicate := dropped_as_duplicate(workspace, status, "image")) is not None:
+            decided.append(duplicate)
             continue
         staged = stage_task(workspace, status, org)
         if staged.drop is not None:

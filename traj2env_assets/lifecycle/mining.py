@@ -6,7 +6,9 @@ candidates the new mining no longer finds, so no stale staging directory is left
 A candidate mined again with the same content keeps its status records (image,
 calibration, trials, publication), so bumping a version upstream reuses their caches.
 A task id found twice in one trajectory keeps the first; the repeat is stored as
-``<task id>.<n>`` and dropped as ``duplicate``.
+``<task id>.<n>`` and dropped as ``duplicate``. A candidate that is the same work as a
+candidate of another (or the same) trajectory is dropped as ``duplicate_of`` it
+(``traj2env_assets.quality.duplicates``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from traj2env_assets.lifecycle.status import (
     read_status,
     save_status,
 )
+from traj2env_assets.quality.duplicates import WORK_KEY_VERSION, FixClaim, FixClaims, work_key
 from traj2env_assets.replay import ReplayRecord
 from traj2env_assets.replay.stage import read_outcome
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json, atomic_write_text
@@ -36,7 +39,7 @@ from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
 def _input_key(workspace: Workspace, family: Family, partition_key: str) -> str:
     outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
     replay = f"{outcome.input_hash}\0{outcome.code_version}" if outcome else "<no replay>"
-    return hashlib.sha256(f"{replay}\0{family.name}\0{family.version}".encode()).hexdigest()
+    return hashlib.sha256(f"{replay}\0{family.name}\0{family.version}\0{WORK_KEY_VERSION}".encode()).hexdigest()
 
 
 def _unique_ids(mined: list[MinedCandidate]) -> list[MinedCandidate]:
@@ -84,6 +87,35 @@ def _store(workspace: Workspace, family: Family, partition_key: str, mined: Mine
     return fresh
 
 
+def _one_task_per_fix(
+    workspace: Workspace, family: Family, mined: MinedCandidate, status: CandidateStatus
+) -> CandidateStatus:
+    """Claim the candidate's work; a duplicate of the claim that wins is dropped here, before
+    any model call or image is spent on it."""
+    key = work_key(family.name, mined.candidate, family.provenance_fields)
+    claims = FixClaims(workspace.root)
+    claim = FixClaim(
+        task_id=mined.task_id,
+        partition_key=status.partition_key,
+        started_at=getattr(mined.candidate, "timestamp", None),
+    )
+    claims.claim(key, claim)
+    status = status.model_copy(update={"work_key": key})
+    winner = claims.winner(key)
+    if winner is None or winner.task_id == mined.task_id:
+        return status
+    return status.dropped("mining", winner.drop(), duplicate_of=winner.task_id)
+
+
+def _release_claims(workspace: Workspace, previous: MiningIndex | None, index: MiningIndex) -> None:
+    if previous is None:
+        return
+    claims = FixClaims(workspace.root)
+    for task_id, key in previous.work_keys.items():
+        if index.work_keys.get(task_id) != key:
+            claims.release(key, task_id)
+
+
 def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> MiningIndex:
     input_key = _input_key(workspace, family, partition_key)
     previous = read_mining(workspace, family.name, partition_key)
@@ -102,8 +134,14 @@ def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> 
         index.facts = session.facts
         for mined in _unique_ids(session.candidates):
             status = _store(workspace, family, partition_key, mined)
-            save_status(workspace, status.dropped("mining", mined.drop) if mined.drop else status)
+            if mined.drop:
+                status = status.dropped("mining", mined.drop)
+            else:
+                status = _one_task_per_fix(workspace, family, mined, status)
+                index.work_keys[mined.task_id] = status.work_key or ""
+            save_status(workspace, status)
             index.task_ids.append(mined.task_id)
+    _release_claims(workspace, previous, index)
     _remove_stale(workspace, family, partition_key, set(index.task_ids))
     atomic_write_json(partition_dir(workspace, family.name, partition_key) / MINING_FILE, index)
     return index

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, ProposalRequest
 from traj2env_assets.families.registry import family_named
+from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
     PROPOSAL_FILE,
     CandidateRef,
@@ -76,6 +77,8 @@ def _prepare(
     workspace: Workspace, options: PipelineOptions, status: CandidateStatus
 ) -> CandidateStatus | _Pending:
     """A status already decided without the model, or the call still to make."""
+    if (duplicate := dropped_as_duplicate(workspace, status, "proposal")) is not None:
+        return duplicate
     family: Family = family_named(status.family)
     candidate = read_candidate(workspace, status)
     if not options.llm and family.proposal_optional:

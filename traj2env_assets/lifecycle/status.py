@@ -67,6 +67,9 @@ class MiningIndex(BaseModel):
     skipped_reason: str | None = None
     facts: dict[str, Fact] = Field(default_factory=dict)
     """The family's figures about the session that belong to no candidate."""
+    work_keys: dict[str, str] = Field(default_factory=dict)
+    """Task id → the work key it claims (``traj2env_assets.quality.duplicates``), so a
+    mining that no longer finds a candidate releases its claim."""
     cached: bool = False
 
 
@@ -142,6 +145,10 @@ class CandidateStatus(BaseModel):
     drop: Drop | None = None
     dropped_at: Stage | None = None
     facts: dict[str, Fact] = Field(default_factory=dict)
+    work_key: str | None = None
+    """What makes two candidates one task (``traj2env_assets.quality.duplicates``)."""
+    duplicate_of: str | None = None
+    """Dropped as ``duplicate_of``: the task id of the candidate that is the task."""
     proposal: ProposalRecord | None = None
     image: ImageRecord | None = None
     calibration: CalibrationRecord | None = None
@@ -180,7 +187,8 @@ class CandidateStatus(BaseModel):
         return self.reached is not None and STAGES.index(self.reached) >= STAGES.index(stage) - 1
 
     def passed(self, stage: Stage, **records: object) -> CandidateStatus:
-        return self.model_copy(update={"reached": stage, "drop": None, "dropped_at": None, **records})
+        update = {"reached": stage, "drop": None, "dropped_at": None, "duplicate_of": None}
+        return self.model_copy(update={**update, **records})
 
     def dropped(self, stage: Stage, drop: Drop, **records: object) -> CandidateStatus:
         before = STAGES.index(stage) - 1

@@ -16,8 +16,11 @@ from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.lifecycle.status import CandidateStatus, read_candidate, read_proposal
+from traj2env_assets.quality.effort import EffortWindow, SessionEffort, measure_effort, window_steps
+from traj2env_assets.replay.models import ReplayRecordFile
+from traj2env_assets.replay.record import read_record_file
 from traj2env_assets.replay.stage import read_repository
-from traj2env_assets.repositories import RepositoryMetadata
+from traj2env_assets.repositories import RepositoryMetadata, RepositoryRecord
 from traj2env_assets.workspace import STAGE_REPLAY, Workspace
 
 SECRETS_CACHE = "cache/secrets"
@@ -63,13 +66,42 @@ def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Tas
         cache_root=workspace.root / "cache",
         wheelhouse_dir=str(workspace.wheelhouse_dir),
     )
-    spec = family.task_spec(read_candidate(workspace, status), read_proposal(workspace, status), source)
-    return spec.model_copy(update={"repository": repository_metadata(workspace, status.partition_key)})
+    candidate = read_candidate(workspace, status)
+    spec = family.task_spec(candidate, read_proposal(workspace, status), source)
+    window = family.effort_window(candidate)
+    replay = workspace.stage_dir(STAGE_REPLAY, status.partition_key)
+    record = read_record_file(replay)
+    repository = read_repository(replay)
+    return spec.model_copy(update={
+        "repository": repository_metadata(repository),
+        "project": project_name(record, repository),
+        "session_effort": session_effort(record, spec, window) if window and record else None,
+    })
 
 
-def repository_metadata(workspace: Workspace, partition_key: str) -> RepositoryMetadata | None:
+def session_effort(record: ReplayRecordFile, spec: TaskSpec, window: EffortWindow) -> SessionEffort | None:
+    """The session's effort over ``window``, the change being the spec's reference against
+    its starting project; None when the replay record lacks the window's anchors."""
+    steps = window_steps(record.timeline, window)
+    if steps is None:
+        return None
+    changed = [*spec.solution_files, *spec.solution_deleted]
+    before = {path: spec.project_files.get(path) for path in changed}
+    after = {path: spec.solution_files.get(path) for path in changed}
+    return measure_effort(record.timeline, *steps, before, after, window.window)
+
+
+def project_name(record: ReplayRecordFile | None, repository: RepositoryRecord | None) -> str | None:
+    """The name of the directory the session worked in (its repository's, when one was used)."""
+    if repository is not None and repository.status == "used":
+        return PurePath(repository.path).name or None
+    if record is None or not record.project_root:
+        return None
+    return PurePath(record.project_root).name or None
+
+
+def repository_metadata(record: RepositoryRecord | None) -> RepositoryMetadata | None:
     """The checkout and commit the partition's replay started from, when one was used."""
-    record = read_repository(workspace.stage_dir(STAGE_REPLAY, partition_key))
     if record is None or record.status != "used" or record.commit is None:
         return None
     return RepositoryMetadata(
@@ -96,5 +128,9 @@ def digest_of(*parts: object) -> str:
 
 
 def spec_key(spec: TaskSpec) -> str:
-    # Without a repository the key is what it was before the field existed: no rebuild on upgrade.
-    return digest_of(spec.model_dump(exclude={"repository"} if spec.repository is None else None))
+    # Fields at their empty default stay out: the key is what it was before they existed, so
+    # no rebuild on upgrade.
+    empty = {
+        name for name in ("repository", "existing_tests_left_out", "session_effort", "project") if not getattr(spec, name)
+    }
+    return digest_of(spec.model_dump(exclude=empty or None))

@@ -38,7 +38,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction
-from traj2env_assets.workspace import Workspace, atomic_write_json
+from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
 
 CACHE_DIR = "cache/trials"
 # task.toml tables that name and describe the task; no trial reads them.
@@ -121,8 +121,11 @@ def run_candidate_trials(
     )
     controls = family.controls(read_candidate(workspace, status))
     key = trials_key(status.image.tag, task.task_dir, controls)
-    matrix: MatrixResult = engine.run_matrix(task, controls=controls, parallelism=parallelism)
-    atomic_write_json(_cache_path(workspace, key), matrix)
+    with key_lock(_cache_path(workspace, key)):
+        if (cached := _cached(workspace, key)) is not None:  # another worker ran it meanwhile
+            return _recorded(workspace, status, key, cached, shared=True)
+        matrix: MatrixResult = engine.run_matrix(task, controls=controls, parallelism=parallelism)
+        atomic_write_json(_cache_path(workspace, key), matrix)
     return _recorded(workspace, status, key, matrix, shared=False)
 
 

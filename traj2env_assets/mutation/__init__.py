@@ -9,9 +9,10 @@ reference; extend: mutants of the changed lines only). Public API:
   the given 1-based lines per path. A ``Mutant`` (pydantic) has ``id`` (a digest of path
   and mutated source: the same mutant has the same id everywhere), ``path``, ``line``,
   ``operator``, ``description`` and the whole mutated ``source``.
-- ``mutation_probe(name, mutants, test_ids, files, *, workdir, pytest_config, budget_s)
+- ``mutation_probe(name, mutants, test_ids, files, *, workdir, pytest_config, budget_s, droppable)
   -> Probe``: a calibration probe (``families.contract.Probe``) that writes ``files``
-  (reference plus tests) into the container, checks ``test_ids`` pass, then runs every
+  (reference plus tests) into the container, checks ``test_ids`` pass (those of
+  ``droppable`` that fail are left out, and named in the results), then runs every
   mutant against them with pytest and prints one machine-readable line.
 - ``parse_mutation_results(probe_result, mutants) -> MutationResults | None`` and
   ``kill_rate(results) -> float | None`` (killed or timed out, over mutants run).

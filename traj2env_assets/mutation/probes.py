@@ -116,16 +116,21 @@ def mutation_probe(
     pytest_config: str | None = None,
     budget_s: float = 600,
     baseline_timeout_s: float = 120,
+    droppable: Sequence[str] = (),
 ) -> Probe:
     """Writes ``files`` (the reference and its tests, {path relative to workdir: text}), checks
     that ``test_ids`` pass on them, then runs each mutant against them (stopping at the first
     failure) until ``budget_s`` is spent; read with :func:`parse_mutation_results`.
-    Every mutant's path must be one of ``files``."""
+    Every mutant's path must be one of ``files``. Those of ``droppable`` (a subset of
+    ``test_ids``) that fail on the files as they are are left out instead of failing the
+    baseline; the results name them."""
     plan = {
         "mode": "mutants", "workdir": workdir, "test_ids": list(test_ids),
         "pytest_args": _pytest_args(workdir, pytest_config), "timeout_s": baseline_timeout_s,
         "budget_s": budget_s, "mutants": _hunks(mutants, files, {}, test_ids),
     }
+    if droppable:  # absent otherwise: the plan, and so its cache key, stays as it was
+        plan["droppable"] = list(droppable)
     return _probe(name, plan, files, workdir, budget_s + baseline_timeout_s + _PROBE_SLACK_S)
 
 
@@ -146,6 +151,7 @@ class MutationResults(BaseModel):
     baseline_passed: bool
     statuses: dict[str, MutantStatus] = Field(default_factory=dict)  # mutant id -> status
     seconds: float = 0.0
+    dropped: list[str] = Field(default_factory=list)  # droppable tests that failed the baseline
 
     def count(self, status: MutantStatus) -> int:
         return sum(1 for value in self.statuses.values() if value == status)
@@ -169,7 +175,10 @@ def parse_mutation_results(result: ProbeResult, mutants: Sequence[Mutant]) -> Mu
     if report.get("baseline") != "passed":
         return MutationResults(baseline_passed=False, seconds=seconds)
     statuses = _statuses(report.get("statuses"), mutants)
-    return None if statuses is None else MutationResults(baseline_passed=True, statuses=statuses, seconds=seconds)
+    dropped = report.get("dropped") or []
+    if statuses is None or not isinstance(dropped, list):
+        return None
+    return MutationResults(baseline_passed=True, statuses=statuses, seconds=seconds, dropped=[str(i) for i in dropped])
 
 
 class StateRun(BaseModel):

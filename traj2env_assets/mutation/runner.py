@@ -8,8 +8,8 @@ Shipped into a probe container by :mod:`traj2env_assets.mutation.probes` and sta
   the ``must_pass`` state and once on every ``must_fail`` state. A test is kept when it
   passed in every ``must_pass`` run and in no ``must_fail`` run. Then every mutant of the
   ``must_pass`` state runs against the kept tests.
-- ``mutants``: the given test ids run on the files as they are (the baseline must pass),
-  then once per mutant.
+- ``mutants``: the given test ids run on the files as they are (the baseline must pass,
+  but for the ``droppable`` ids that fail there: they are left out), then once per mutant.
 
 Each pytest run is a forked child of this process, which has imported pytest but no
 project code, so every run imports the project afresh (a mutant is never hidden by a
@@ -184,11 +184,15 @@ def _mutants(plan, started):
     began = time.monotonic()
     baseline, _ = _run(workdir, [*args, *test_ids], plan["timeout_s"])
     baseline_s = time.monotonic() - began
-    if not baseline or not set(test_ids) <= set(baseline["passed"]):
+    passed = set(baseline["passed"]) if baseline else set()
+    # Droppable tests that fail on the files as they are take no part in the mutant runs.
+    dropped = [test_id for test_id in plan.get("droppable", []) if test_id not in passed]
+    test_ids = [test_id for test_id in test_ids if test_id not in dropped]
+    if not baseline or not test_ids or not set(test_ids) <= passed:
         return {"baseline": "failed", "statuses": ""}
     per_mutant_s = max(5.0, 10 * baseline_s)
     statuses = _mutant_statuses(workdir, args, test_ids, plan["mutants"], per_mutant_s, started + plan["budget_s"])
-    return {"baseline": "passed", "statuses": statuses}
+    return {"baseline": "passed", "statuses": statuses, "dropped": dropped}
 
 
 def main():

@@ -10,6 +10,7 @@ import fnmatch
 import posixpath
 
 from traj2env_assets.replay.apply_patch import AddFile, DeleteFile, PatchError, UpdateFile, apply_update, parse_patch
+from traj2env_assets.replay.read_pieces import redaction_marker
 from traj2env_assets.replay.content_store import Unchanged
 from traj2env_assets.replay.models import FileAction
 from traj2env_assets.replay.shell_effects import (
@@ -38,7 +39,8 @@ def apply_patch_text(state: ReplayState, c: CallContext, text: str, cwd: str | N
         if refused:
             state.fidelity.edits_rejected += 1
         else:
-            state.count_failure(error.reason)
+            # A redacted log kept no patch at all: not a grammar variant replay misses.
+            state.count_failure("content_redacted" if redaction_marker(text) else error.reason)
         return
     for op in ops:
         path = state.resolve(c, op.path, cwd)

@@ -51,6 +51,12 @@ class ReadChunk:
         return self.first == 1 and len(self.lines) == self.total
 
 
+def redaction_marker(text: str) -> bool:
+    """The text is nothing but log redaction's markers (a patch's whole input, say)."""
+    stripped = _REDACTED.sub("", text)
+    return stripped != text and not stripped.strip()
+
+
 def redacted(chunk: ReadChunk) -> bool:
     """The log shows part of the piece redacted: it is not the file's content."""
     return any("[REDACTED_" in line and _REDACTED.search(line) for line in chunk.lines)

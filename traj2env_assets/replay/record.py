@@ -64,6 +64,15 @@ def _write_spilled_record(result: ReplayResult, path: Path) -> None:
         spill.remove()
 
 
+def read_record_file(directory: Path) -> ReplayRecordFile | None:
+    """A replay directory's record (timeline, files, fidelity) without its checkpoints;
+    None when it is missing or unreadable."""
+    try:
+        return ReplayRecordFile.model_validate_json((directory / RECORD_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 class ReplayRecord:
     """A written replay record.
 

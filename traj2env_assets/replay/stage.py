@@ -18,6 +18,7 @@ from pathlib import Path
 from atif import Trajectory
 from pydantic import BaseModel, ValidationError
 
+from traj2env_assets.formats.stage import trajectory_path
 from traj2env_assets.replay.engine import ReplayResult, replay_streamed, replay_trajectory, session_cwd
 from traj2env_assets.replay.models import ReplayFidelity, ReplayOutcome
 from traj2env_assets.replay.record import FIDELITY_FILE, write_record
@@ -34,10 +35,9 @@ from traj2env_assets.repositories import (
 )
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import source_for_key
-from traj2env_assets.workspace import STAGE_CONVERSION, STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
+from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
-REPLAY_CODE_VERSION = "replay-4"
-TRAJECTORY_FILE = "trajectory.json"
+REPLAY_CODE_VERSION = "replay-5"
 OUTCOME_FILE = "outcome.json"
 STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
 """Trajectory files larger than this are replayed a step at a time."""
@@ -181,7 +181,7 @@ def replay_partition(
 ) -> ReplayStageResult:
     """``repositories``: the ``source.repositories`` option (None: replay alone)."""
     target = workspace.stage_dir(STAGE_REPLAY, partition_key)
-    source = workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
+    source = trajectory_path(workspace, partition_key)
     blocked = gate_reason(workspace, partition_key)
     repository = None
     if repositories is not None and blocked is None and source.is_file():

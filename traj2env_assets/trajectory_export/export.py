@@ -36,6 +36,7 @@ from traj2env_assets.trajectory_export.layout import (
     UPLOAD_SCRIPT,
     WHEELHOUSE_DIR,
 )
+from traj2env_assets.quality.card import CARD_FILE
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
 from traj2env_assets.trajectory_export.wheelhouse import copy_wheelhouse, download_wheelhouse
 from traj2env_assets.workspace import atomic_directory, atomic_write_text
@@ -43,7 +44,8 @@ from traj2env_assets.workspace import atomic_directory, atomic_write_text
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 # Reward scale per family reward kind: repair is 1/0, build/extend a fraction of tests.
 REWARD_BOUNDS = {"binary": (0.0, 1.0), "fraction": (0.0, 1.0)}
-EXCLUDED_TASK_PARTS = {"solution"}
+# The card names the reference's files and the matrix: the harness's agent must not find it.
+EXCLUDED_TASK_PARTS = {"solution", CARD_FILE}
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE | re.MULTILINE)
 
 

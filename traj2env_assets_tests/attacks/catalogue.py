@@ -12,15 +12,16 @@ from collections.abc import Iterable
 from traj2env_assets_tests.attacks.channel import CHANNEL_ATTACKS
 from traj2env_assets_tests.attacks.edits import EDIT_ATTACKS
 from traj2env_assets_tests.attacks.in_process import IN_PROCESS_ATTACKS
-from traj2env_assets_tests.attacks.model import Attack, Runner
+from traj2env_assets_tests.attacks.model import Attack, AttackClass, Runner
 
 ATTACKS: tuple[Attack, ...] = (*EDIT_ATTACKS, *IN_PROCESS_ATTACKS, *CHANNEL_ATTACKS)
 BY_NAME: dict[str, Attack] = {attack.name: attack for attack in ATTACKS}
 
 # At least one attack of every class on every runner it targets, favouring the attacks
 # Harbor's own plumbing could change (log mounts, separate verifier, artifact copy). CI runs
-# these through the trial path and through ``harbor run``; benchmarks/attack_suite.py runs
-# the whole catalogue.
+# these through the trial path, and those of ``HARBOR_PLUMBING_CLASSES`` through ``harbor
+# run``; benchmarks/attack_suite.py runs the whole catalogue, and with ``--harbor`` these
+# through ``harbor run``.
 ONE_PER_CLASS: dict[Runner, tuple[str, ...]] = {
     Runner.PYTEST: (
         "assert_true_keeps_names", "testreport_forgery_workspace_only", "atexit_rewrites_results",
@@ -52,6 +53,22 @@ def by_runner(attacks: Iterable[Attack]) -> dict[Runner, list[Attack]]:
 
 def one_per_class() -> dict[Runner, list[Attack]]:
     return {runner: [BY_NAME[name] for name in names] for runner, names in ONE_PER_CLASS.items()}
+
+
+# The classes whose outcome Harbor's own plumbing decides (its log mounts, its separate
+# verifier, its copy of the artifact, how it reads the verifier's exit): CI runs these
+# through ``harbor run`` as well; the trial path runs every class of ``ONE_PER_CLASS``.
+HARBOR_PLUMBING_CLASSES = frozenset({
+    AttackClass.SYMLINK_ESCAPE, AttackClass.VERIFIER_TAMPER, AttackClass.REWARD_FILE,
+    AttackClass.HOST_MOUNT, AttackClass.EXIT_CODE,
+})
+
+
+def through_harbor() -> dict[Runner, list[Attack]]:
+    return {
+        runner: [attack for attack in attacks if attack.attack_class in HARBOR_PLUMBING_CLASSES]
+        for runner, attacks in one_per_class().items()
+    }
 
 
 _duplicates = [name for name, count in Counter(a.name for a in ATTACKS).items() if count > 1]

@@ -1,7 +1,8 @@
 """The done-criterion of issue 9 through ``harbor run`` (real Docker engine, no network).
 
-A representative subset of the catalogue (every class on every runner it targets, see
-``ONE_PER_CLASS``) runs as custom Harbor agents (``AttackAgent``) against the published
+The attacks of every class Harbor's own plumbing decides (``HARBOR_PLUMBING_CLASSES``:
+symlink escapes, verifier-file tampering, reward files, host-mount plants, exit codes; the
+trial path runs every class) run as custom Harbor agents (``AttackAgent``) against the published
 sample tasks in our no-network environment; each must score 0 while Harbor's oracle
 scores 1 (and its no-op agent 0). Harbor removes its containers, networks and volumes afterwards, and nothing the
 agents planted in the host-mounted log folders keeps a setuid bit or links out of the jobs
@@ -15,21 +16,21 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets_tests.attacks.catalogue import ONE_PER_CLASS, one_per_class
+from traj2env_assets_tests.attacks.catalogue import through_harbor
 from traj2env_assets_tests.attacks.harbor_run import HarborRun, host_plants, run_harbor
 from traj2env_assets_tests.attacks.model import Runner
 from traj2env_assets_tests.docker.test_harbor_run import _harbor_leftovers
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-PAIRS = [(name, runner) for runner, names in ONE_PER_CLASS.items() for name in names]
+PAIRS = [(attack.name, runner) for runner, attacks in through_harbor().items() for attack in attacks]
 
 
 @pytest.fixture(scope="module")
 def harbor_run(
     engine: DockerEngine, sample_tasks: dict[Runner, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> HarborRun:
-    run = run_harbor(sample_tasks, one_per_class(), tmp_path_factory.mktemp("harbor-jobs"))
+    run = run_harbor(sample_tasks, through_harbor(), tmp_path_factory.mktemp("harbor-jobs"))
     # Harbor names a trial (and its compose projects) after the first 32 characters of the task.
     prefixes = [path.name[:32].rstrip("_-").lower() for path in sample_tasks.values()]
     assert _harbor_leftovers(engine.client, prefixes) == []

@@ -274,3 +274,35 @@ def test_js_test_runners_name_nested_failures_with_their_suites(command: str, ou
     check = recognise_check(command, {})
     assert check is not None
     assert parse_check_result(check, output, 1).failing_ids == [expected]
+
+
+# esbuild 0.17 (Debian's) and 0.25 print the same blocks; before 0.14 one "> file:l:c: error:" line each.
+ESBUILD_FAILURE = (
+    '\u2718 [ERROR] No matching export in "src/shapes.js" for import "areaOf"\n\n'
+    '    src/app.js:1:9:\n      1 \u2502 import { areaOf } from "./shapes";\n        \u2575          ~~~~~~\n\n'
+    '\u2718 [ERROR] Could not resolve "lodash-es" [plugin alias]\n\n    src/util.ts:2:18:\n'
+    '      2 \u2502 import { x } from "lodash-es";\n\n'
+    '\u2718 [ERROR] Could not resolve "src/missing.js"\n\n2 errors\n'
+)
+
+
+def test_esbuild_builds_are_build_checks_with_their_located_errors_as_ids() -> None:
+    package = json.dumps({"scripts": {"build": "esbuild src/app.js --bundle --outfile=dist/app.js", "dev": "esbuild src/app.js --serve"}})
+    direct = recognise_check("npx esbuild src/app.js --bundle --outfile=dist/app.js", {})
+    script = recognise_check("npm run build", {"package.json": package})
+    assert direct is not None and (direct.tool, direct.kind) == ("esbuild", "build")
+    assert script is not None and (script.tool, script.kind, script.inner_tools) == ("npm", "build", ["esbuild"])
+    # A server or a watcher never ends: not a check.
+    assert recognise_check("esbuild src/app.js --serve=8000", {}) is None
+    assert recognise_check("esbuild src/app.js --watch", {}) is None
+
+    expected = [
+        'src/app.js: error No matching export in "src/shapes.js" for import "areaOf"',
+        'src/util.ts: error Could not resolve "lodash-es"',
+    ]
+    for check, exit_code in ((direct, 1), (script, None)):
+        result = parse_check_result(check, ESBUILD_FAILURE, exit_code)
+        assert (result.outcome, result.failing_ids) == ("failed", expected)
+    legacy = ' > src/app.js:1:9: error: No matching export in "src/shapes.js" for import "areaOf"\n1 error\n'
+    assert parse_check_result(direct, legacy, 1).failing_ids == expected[:1]
+    assert parse_check_result(script, "\n  dist/app.js  1.2kb\n\n\u26a1 Done in 4ms\n", None).outcome == "passed"

@@ -448,11 +448,11 @@ def test_claude_read_variants_full_read_only(real: Path, tmp_path: Path) -> None
     assert record.fidelity.full_reads == 1
 
 
-def test_redacted_codex_patches_fail_to_parse_not_crash(
+def test_redacted_codex_patches_fail_as_redacted_not_as_parse_errors(
     real: Path, tmp_path: Path
 ) -> None:
     record = replay_record(load_trajectory(real / CODEX_REDACTED), tmp_path)
-    assert record.fidelity.edits_failed_by_reason == {"patch_parse_error": 22}
+    assert record.fidelity.edits_failed_by_reason == {"content_redacted": 22}
 
 
 def test_claude_numbered_listings_decode_to_the_recorded_file_content(

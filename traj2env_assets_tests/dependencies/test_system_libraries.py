@@ -1,4 +1,5 @@
-"""Debian runtime libraries for Python wheels that load them (issue 23: PySide6 needs libGL)."""
+"""Debian runtime libraries for Python wheels that load them (issue 23: PySide6 needs libGL,
+and QtCore libglib-2.0 and libgthread-2.0)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ import uuid
 from pathlib import Path
 
 import docker
+import pytest
 
 from traj2env_assets.dependencies.system_libraries import (
     system_library_lines,
     system_packages,
 )
 
-QT_LIBRARIES = ["libdbus-1-3", "libegl1", "libfontconfig1", "libgl1", "libxkbcommon0"]
+QT_LIBRARIES = ["libdbus-1-3", "libegl1", "libfontconfig1", "libgl1", "libglib2.0-0", "libxkbcommon0"]
 
 
 def test_qt_bindings_need_the_qt_runtime_libraries() -> None:
@@ -26,6 +28,7 @@ def test_other_packages_and_bad_lines_need_nothing() -> None:
     assert system_library_lines(["requests"]) == []
 
 
+@pytest.mark.docker
 def test_the_line_makes_libgl_loadable_in_the_python_image(tmp_path: Path) -> None:
     """Built for real from the Debian mirror: the library PySide6 failed on is then there."""
     (tmp_path / "Dockerfile").write_text(
@@ -35,7 +38,8 @@ def test_the_line_makes_libgl_loadable_in_the_python_image(tmp_path: Path) -> No
     client = docker.from_env()
     client.images.build(path=str(tmp_path), tag=tag, rm=True, forcerm=True)
     try:
-        probe = "import ctypes; [ctypes.CDLL(n) for n in ('libGL.so.1', 'libEGL.so.1', 'libxkbcommon.so.0')]"
+        libraries = ("libGL.so.1", "libEGL.so.1", "libxkbcommon.so.0", "libglib-2.0.so.0", "libgthread-2.0.so.0")
+        probe = f"import ctypes; [ctypes.CDLL(n) for n in {libraries!r}]"
         result = subprocess.run(
             ["docker", "run", "--rm", "--network", "none", tag, "python3", "-c", probe],
             check=False, capture_output=True, text=True, timeout=120,

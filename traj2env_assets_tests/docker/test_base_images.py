@@ -9,6 +9,7 @@ from traj2env_assets.docker_engine.base_images import (
     PYTHON_SLIM,
     BaseImageBuildError,
     BaseImageSpec,
+    _older_stand_in,
     ensure_base_images,
 )
 from traj2env_assets.docker_engine.engine import DockerEngine
@@ -60,6 +61,11 @@ def test_node_base_has_node_20_npm_and_the_node_user(engine: DockerEngine) -> No
     assert user == "node"
 
 
+def test_both_bases_carry_tmux_for_harbors_terminus_2(engine: DockerEngine) -> None:
+    for image in ("python:3.13-slim", "node:20-slim"):
+        assert _run(engine, image, "tmux -V").startswith("tmux 3.")
+
+
 def test_a_stand_in_that_does_not_match_its_tag_is_refused(engine: DockerEngine) -> None:
     mislabelled = PYTHON_SLIM.model_copy(update={"version_prefix": "Python 3.12."})
     with pytest.raises(BaseImageBuildError, match="does not match its tag"):
@@ -89,6 +95,10 @@ def test_a_missing_base_is_built_from_debian_and_imported(engine: DockerEngine) 
         image = engine.client.images.get(spec.name)
         assert image.labels["traj2env.role"] == "base"
         assert image.labels["traj2env.stand_in_for"] == spec.name
+        assert image.labels["traj2env.packages"] == "bash"
+        assert not _older_stand_in(engine.client, spec)
+        # A spec that since added a package finds this stand-in older: it is rebuilt.
+        assert _older_stand_in(engine.client, spec.model_copy(update={"packages": ["bash", "tmux"]}))
         assert _run(engine, spec.name, "id -un 1000") == "probe"
     finally:
         engine.client.images.remove(spec.name, force=True)

@@ -2,7 +2,9 @@
 own making: a request adding one method, checked by one test, to a project that imports a
 declared dependency (``attrs``, installed offline from the host wheelhouse; resolving it
 reaches PyPI from the host, the build does not). One strong test is a task whose whole trial
-matrix passes; a conftest that does not load on the base is ``existing_tests_fail``."""
+matrix passes; a conftest that does not load on the base is ``existing_tests_fail``; an
+existing test reading a file the project lacks fails before and after the request, so it
+leaves the regression set and the task still stands."""
 
 from __future__ import annotations
 
@@ -92,3 +94,28 @@ def test_a_conftest_that_does_not_load_on_the_base_is_existing_tests_fail(engine
 
     assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail", verdict.drop
     assert "boxes_fixtures" in verdict.drop.detail
+
+
+def test_an_existing_test_failing_before_and_after_the_request_is_left_out_and_the_task_stands(
+    engine: DockerEngine, tmp_path: Path
+) -> None:
+    # The base's test reads an example file the session only ever touched through a shell
+    # pipeline, so the replay never saw it: it fails in the image with or without the request.
+    example = "import json\nfrom pathlib import Path\n\n\ndef test_example_box():\n    json.loads(Path('examples/box.json').read_text())\n"
+    base = _candidate()
+    candidate = _candidate(
+        base_files=base.base_files | {"tests/test_examples.py": example},
+        recorded_existing_tests=["tests/test_examples.py::test_example_box", "tests/test_shapes.py::test_area"],
+    )
+    verdict, spec, _, tag = _calibrate(engine, candidate, tmp_path)
+
+    assert verdict.drop is None, verdict.drop
+    assert verdict.facts["existing_tests_left_out"] == ["tests/test_examples.py::test_example_box"]
+    family = ExtendFamily()
+    calibrated = family.calibrated_spec(candidate, spec, verdict)
+    assert calibrated.tests is not None and calibrated.tests.gate_test_ids == ["tests/test_shapes.py::test_area"]
+    written = write_task(calibrated, tmp_path / "calibrated")
+    matrix = engine.run_matrix(TrialTask(image=tag, task_dir=written.path), controls=family.controls(candidate), parallelism=2)
+    rewards = matrix.rewards()
+    assert rewards.pop("reference") == 1.0
+    assert set(rewards.values()) == {0.0}, rewards

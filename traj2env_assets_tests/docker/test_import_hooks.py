@@ -1,5 +1,7 @@
 """Issue 23: an import hook installed by a real dependency is not harness tampering; the same
-hook placed by the submission is.
+hook placed by the submission is. Nor are a dependency's in-memory modules whose ``__file__``
+is a relative name of no project file (shiboken's ``shibokensupport/...``), while a module
+loaded from a project file under a taken name still shadows.
 
 A wheel made here replaces ``builtins.__import__`` on import the way PySide6's shiboken
 does; it is pip-installed into an image like any dependency. ``run_pytest.py`` then runs a
@@ -22,6 +24,8 @@ from pathlib import Path
 import docker
 import pytest
 
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
 RUNNER = Path(__file__).resolve().parents[2] / "traj2env_assets" / "harbor" / "verifier_files" / "run_pytest.py"
 SITE = "/usr/local/lib/python3.13/dist-packages"
 INSTALLED_HOOK = f"{SITE}/hookpkg/__init__.py"
@@ -39,6 +43,27 @@ def _lazy_import(name, globals=None, locals=None, fromlist=(), level=0):
 builtins.__import__ = _lazy_import
 # shiboken also adds a builtin of its own.
 builtins.__hookpkg_import__ = _lazy_import
+"""
+# Modules made in memory under the package's name with a relative __file__, as shiboken
+# registers PySide6.support.* ("shibokensupport/signature/__init__.py", say).
+EMBEDDED = """import sys
+import types
+
+for _name, _origin in (("hookpkg.support", "hookpkgsupport/__init__.py"),
+                       ("hookpkg.support.signature", "hookpkgsupport/signature/__init__.py")):
+    _module = types.ModuleType(_name)
+    _module.__file__ = _origin
+    sys.modules[_name] = _module
+"""
+# A project file loaded under the installed package's name through a relative location
+# (the test run's working directory is the project).
+RELATIVE_LOAD = """import importlib.util
+import sys
+
+_spec = importlib.util.spec_from_file_location("hookpkg.support", "hookpkgsupport/__init__.py")
+_module = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_module)
+sys.modules["hookpkg.support"] = _module
 """
 ADD = "\n\ndef add(a, b):\n    return a + b\n"
 TESTS = {"tests/test_app.py": "from app import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"}
@@ -76,6 +101,7 @@ def build_wheel(directory: Path) -> Path:
     """hookpkg 1.0 as a pure-Python wheel, RECORD and all."""
     files = {
         "hookpkg/__init__.py": HOOK.encode(),
+        "hookpkg/embedded.py": EMBEDDED.encode(),
         "hookpkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: hookpkg\nVersion: 1.0\n",
         "hookpkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: traj2env-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
@@ -114,10 +140,12 @@ def integrity_problems(image: str, project: dict[str, str], tmp_path: Path, as_r
         (tmp_path / relative).write_text(text)
     script = (
         f"{as_root}\n"
+        # The pristine project holds the tests alone: every other file is the submission's.
         "cp -a /src /workspace && chown -R tester: /workspace && echo tests > /tmp/restored.txt\n"
+        "mkdir /pristine && cp -a /src/tests /pristine/\n"
         "head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > /tmp/key\n"
         "cd /workspace && setpriv --reuid=2000 --regid=2000 --clear-groups env -i PATH=/usr/bin:/bin"
-        " python3 -I /harness/run_pytest.py /workspace /workspace /tmp/restored.txt '' -q -p no:cacheprovider tests"
+        " python3 -I /harness/run_pytest.py /workspace /pristine /tmp/restored.txt '' -q -p no:cacheprovider tests"
         " 3>/tmp/channel 4</tmp/key >&2\n"
         "cat /tmp/channel\n"
     )
@@ -160,3 +188,29 @@ def test_the_same_hook_from_the_submission_is_tampering(image: str, tmp_path: Pa
 )
 def test_an_installed_hook_the_run_could_have_written_is_tampering(image: str, tmp_path: Path, case: str, as_root: str) -> None:
     assert CHANGED in integrity_problems(image, {"app.py": "import hookpkg" + ADD}, tmp_path, as_root), case
+
+
+def test_a_dependencys_in_memory_modules_with_relative_names_are_not_shadowing(image: str, tmp_path: Path) -> None:
+    assert integrity_problems(image, {"app.py": "import hookpkg.embedded" + ADD}, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("case", "project", "problem"),
+    [
+        ("a stdlib name", {"app.py": "import colorsys" + ADD, "colorsys.py": "x = 1\n"}, "colorsys loaded from colorsys.py"),
+        (
+            "a stdlib name, the file deleted once imported",
+            {"app.py": "import colorsys, os\nos.remove(colorsys.__file__)" + ADD, "colorsys.py": "x = 1\n"},
+            "colorsys loaded from colorsys.py",
+        ),
+        (
+            "an installed package's name, through a relative location",
+            {"app.py": RELATIVE_LOAD + ADD, "hookpkgsupport/__init__.py": "x = 1\n"},
+            "hookpkg.support loaded from hookpkgsupport/__init__.py",
+        ),
+    ],
+)
+def test_a_module_loaded_from_a_new_project_file_under_a_taken_name_is_shadowing(
+    image: str, tmp_path: Path, case: str, project: dict[str, str], problem: str
+) -> None:
+    assert f"module_shadowing: {problem}" in integrity_problems(image, project, tmp_path), case

@@ -73,6 +73,9 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     assert "entry_point_changed: TestReport.__init__" in verdicts["forge_reward"]["integrity_problems"]
     assert "entry_point_changed: TestReport.from_item_and_call" in verdicts["report_forgery"]["integrity_problems"]
     assert "entry_point_changed: TestCase.assertEqual" in verdicts["assert_monkeypatch"]["integrity_problems"]
+    # The import hook hides its names from the static check; the runner sees the hook.
+    assert verdicts["import_hook"]["tamper_findings"] == []
+    assert "entry_point_changed: builtins.__import__" in verdicts["import_hook"]["integrity_problems"]
     assert verdicts["results_rewrite"]["forged_records"] > 0
     rules = {name: {finding["rule"] for finding in verdict["tamper_findings"]} for name, verdict in verdicts.items()}
     assert "module_shadowing" in rules["stdlib_shadow"]
@@ -92,7 +95,7 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
 ) -> None:
     matrix = engine.run_matrix(node_trial, parallelism=2)
     applicable = [control for control in DEFAULT_CONTROLS if control.applies_to(node_trial.task_dir)]
-    assert {"stdlib_shadow", "always_equal"}.isdisjoint(control.name for control in applicable)
+    assert {"stdlib_shadow", "always_equal", "import_hook"}.isdisjoint(control.name for control in applicable)
     assert matrix.rewards() == {control.name: control.expected_reward for control in applicable}
     verdicts = {result.control: result.verdict for result in matrix.results}
     tracked = "test/slug.test.js::slugifies every space"

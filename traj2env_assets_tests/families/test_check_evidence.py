@@ -13,7 +13,11 @@ from traj2env_assets.families.repair.candidates import (
     RepairCandidate,
     mine_repair_candidates,
 )
-from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
+from traj2env_assets.families.repair.family import (
+    CHECK_PROBE,
+    REFERENCE_PROBE,
+    RepairFamily,
+)
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use
 
@@ -147,8 +151,86 @@ def test_a_file_that_failed_to_import_must_fail_the_same_way_in_the_image(in_ima
         fix_hash="abc",
     )
     run = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=_collection_error(in_image), seconds=1.0)
-    verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: run})
+    on_reference = ProbeResult(name=REFERENCE_PROBE, exit_code=0, timed_out=False, output_tail="1 passed in 0.01s\n", seconds=1.0)
+    verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: run, REFERENCE_PROBE: on_reference})
     assert (verdict.drop is not None) == dropped
     if dropped:
         assert verdict.drop is not None and verdict.drop.reason == "check_fails_differently"
         assert verdict.drop.detail == "test_calc.py: NameError recorded, FileNotFoundError in the image"
+
+
+def _judged_with_reference(failing_ids: list[str], reference_output: str):
+    """The calibration verdict of a candidate whose recorded failures all failed to import,
+    when the image fails the same way and ``reference_output`` is the check with the fix."""
+    check = recognise_check("python -m pytest -q", {})
+    assert check is not None
+    failure = "".join(f"ERROR {path} - NameError: name 'x' is not defined\n" for path in failing_ids) + "2 errors in 0.05s\n"
+    candidate = RepairCandidate(
+        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=2,
+        failing_ids=failing_ids, failure_output=failure, fix_hash="abc",
+        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+    )
+    before = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=failure, seconds=1.0)
+    after = ProbeResult(name=REFERENCE_PROBE, exit_code=1, timed_out=False, output_tail=reference_output, seconds=1.0)
+    return RepairFamily().judge_calibration(candidate, {CHECK_PROBE: before, REFERENCE_PROBE: after})
+
+
+def test_tests_the_image_fails_with_the_reference_are_deselected_and_their_files_untracked() -> None:
+    verdict = _judged_with_reference(
+        ["test_calc.py", "test_data.py"], "FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed, 2 passed\n"
+    )
+    assert verdict.drop is None
+    assert verdict.facts["tracked_failing_ids"] == ["test_calc.py"]
+    assert verdict.facts["deselected_failing_on_reference"] == ["test_data.py::test_profile"]
+
+
+@pytest.mark.parametrize(
+    ("failing_ids", "reference_output"),
+    [
+        # Every recorded failing file holds a test the image fails: nothing is left to track.
+        (["test_data.py"], "FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed\n"),
+        # A file fails to import with the fix too: not a test that can be deselected.
+        (["test_calc.py", "test_data.py"], "ERROR test_data.py - FileNotFoundError: data.json\n1 passed, 1 error\n"),
+        # A recorded failure still fails with the fix.
+        (["test_calc.py::test_add", "test_data.py"], "FAILED test_calc.py::test_add - assert 1 == 2\n1 failed, 1 passed\n"),
+    ],
+    ids=["nothing-left", "file-fails-to-import", "recorded-failure"],
+)
+def test_a_reference_the_image_fails_is_dropped_when_deselection_would_leave_no_sound_task(
+    failing_ids: list[str], reference_output: str
+) -> None:
+    verdict = _judged_with_reference(failing_ids, reference_output)
+    assert verdict.drop is not None and verdict.drop.reason == "check_fails_differently"
+    assert verdict.drop.detail.startswith("with the fix's code the check does not pass in the image")
+
+
+@pytest.mark.parametrize(("also_fails", "dropped"), [("test_data.py::test_profile", False), ("test_data.py::test_other", True)])
+def test_a_failure_before_the_fix_that_the_reference_fails_too_does_not_make_the_run_differ(
+    also_fails: str, dropped: bool
+) -> None:
+    # Recorded: test_add fails. In the image test_profile fails too, before and after the fix
+    # (a data file the replay never saw): it is ungraded, and the run fails as recorded. A
+    # test failing before the fix only, and not recorded, still makes the run differ.
+    check = recognise_check("python -m pytest -q", {})
+    assert check is not None
+    candidate = RepairCandidate(
+        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=1,
+        failing_ids=["test_calc.py::test_add"], failure_output=FAILURE, fix_hash="abc",
+        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+    )
+    before = ProbeResult(
+        name=CHECK_PROBE, exit_code=1, timed_out=False, seconds=1.0,
+        output_tail=f"FAILED test_calc.py::test_add - assert -1 == 5\nFAILED {also_fails} - FileNotFoundError\n2 failed\n",
+    )
+    after = ProbeResult(
+        name=REFERENCE_PROBE, exit_code=1, timed_out=False, seconds=1.0,
+        output_tail="FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed, 1 passed\n",
+    )
+    verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: before, REFERENCE_PROBE: after})
+    if dropped:
+        assert verdict.drop is not None and verdict.drop.reason == "check_fails_differently"
+        assert "in the image: test_calc.py::test_add, test_data.py::test_other" in verdict.drop.detail
+        return
+    assert verdict.drop is None, verdict.drop
+    assert verdict.facts["tracked_failing_ids"] == ["test_calc.py::test_add"]
+    assert verdict.facts["deselected_failing_on_reference"] == ["test_data.py::test_profile"]

@@ -9,6 +9,7 @@ import hmac
 import json
 import subprocess
 import sys
+import tomllib
 import zlib
 from importlib import resources
 from pathlib import Path
@@ -38,6 +39,7 @@ from traj2env_assets.families.extend.pytests import test_functions as functions_
 from traj2env_assets.families.extend.request_context import needs_context
 from traj2env_assets.families.extend.task import extend_task_spec, proposal_test_path
 from traj2env_assets.harbor.task_spec import VerifierSpec
+from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.mutation.probes import MARKER
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets_tests.replay.builders import SessionBuilder
@@ -399,15 +401,73 @@ def test_tests_that_do_not_load_on_the_base_are_existing_tests_fail_with_the_err
     assert "No module named 'yaml'" in verdict.drop.detail
 
 
-def test_a_base_test_file_loading_nowhere_is_existing_tests_fail_not_the_requests_doing(
-    feature: ExtendCandidate,
+def _mutation_dropping(statuses: str, dropped: list[str]) -> str:
+    report = {"baseline": "passed", "statuses": statuses, "total_s": 3.0, "dropped": dropped}
+    return MARKER + base64.b64encode(zlib.compress(json.dumps(report).encode())).decode()
+
+
+def test_a_base_test_file_loading_nowhere_leaves_its_tests_out_of_the_regression_set(
+    feature: ExtendCandidate, tmp_path: Path
 ) -> None:
-    error = "tests/test_a.py: E   FileNotFoundError: '/workspace/schemas/printer.schema.json'"
-    base = _split("FFFFFF", "MMM", not_loaded_before=["tests/test_a.py"], collect_errors=["tests/test_a.py"], errors=[error])
-    reference = _split("PPPPPP", "MMM", collect_errors=["tests/test_a.py"])
-    verdict = judge(feature, _results(base, reference, _mutation("k")))
-    assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail"
-    assert verdict.drop.detail == f"tests/test_a.py load neither on the base nor on the reference: {error}"
+    # Not the request's doing: the file loads neither before nor after it (a schema the
+    # replay never saw). Its existing tests leave the regression set; the task stands.
+    existing = feature.recorded_existing_tests
+    path = existing[0].split("::", 1)[0]
+    assert all(test_id.startswith(path + "::") for test_id in existing)
+    error = f"{path}: E   FileNotFoundError: '/workspace/schemas/printer.schema.json'"
+    # The new test file's own load error (a name the request adds) is not the left-out tests' reason.
+    new_file_error = "tests/test_spread.py: E   ImportError: cannot import name 'spread'"
+    base = _split("FFFFFF", "M" * len(existing), not_loaded_before=[path], collect_errors=[path, "tests/test_spread.py"],
+                  errors=[error, new_file_error])
+    reference = _split("PPPPPP", "M" * len(existing), collect_errors=[path])
+    count = len(changed_code_mutants(feature))
+    verdict = judge(feature, _results(base, reference, _mutation_dropping("k" * count, existing)))
+    assert verdict.drop is None, verdict.drop
+    assert verdict.facts["existing_tests_left_out"] == existing and verdict.facts["regression_tests"] == 0
+    assert error in str(verdict.facts["existing_tests_left_out_note"])
+    assert "spread" not in str(verdict.facts["existing_tests_left_out_note"])
+
+    family = ExtendFamily()
+    spec = family.calibrated_spec(feature, family.task_spec(feature, None, SOURCE), verdict)
+    assert spec.tests is not None and spec.tests.gate_test_ids == [] and spec.existing_tests_left_out == existing
+    written = write_task(spec, tmp_path)
+    metadata = tomllib.loads((written.path / "task.toml").read_text())["metadata"]
+    assert metadata["existing_tests_left_out"] == existing
+    assert not (written.path / "tests" / "traj2env" / "gate_ids.txt").read_text().strip()
+
+
+def test_an_existing_test_failing_in_every_run_is_left_out_and_the_others_still_gate(feature: ExtendCandidate) -> None:
+    failing = feature.recorded_existing_tests[1]
+    count = len(changed_code_mutants(feature))
+    letters = "PFPPPP"
+    verdict = judge(feature, _results(_split("FFFFFF", letters), _split("PPPPPP", letters), _mutation_dropping("k" * count, [failing])))
+    assert verdict.drop is None, verdict.drop
+    assert verdict.facts["existing_tests_left_out"] == [failing] and verdict.facts["regression_tests"] == 5
+    spec = ExtendFamily().calibrated_spec(feature, extend_task_spec(feature, None, SOURCE), verdict)
+    assert spec.tests is not None and spec.tests.gate_test_ids == [t for t in feature.recorded_existing_tests if t != failing]
+
+
+@pytest.mark.parametrize(
+    ("base", "reference_1", "reference_2", "dropped", "reason"),
+    [
+        # Passes in one reference run: flaky, not environmental.
+        ("PFPPPP", "PFPPPP", "PPPPPP", [], "tests_fail_on_reference"),
+        # Passes on the base only: the request broke it.
+        ("PPPPPP", "PFPPPP", "PFPPPP", [], "tests_fail_on_reference"),
+        # Passed in the split runs but failed the mutation probe's baseline.
+        ("PPPPPP", "PPPPPP", "PPPPPP", ["second"], "tests_fail_on_reference"),
+    ],
+)
+def test_an_existing_test_that_passes_somewhere_is_not_left_out(
+    feature: ExtendCandidate, base: str, reference_1: str, reference_2: str, dropped: list[str], reason: str
+) -> None:
+    count = len(changed_code_mutants(feature))
+    ids = [feature.recorded_existing_tests[1] for _ in dropped]
+    results = _results(_split("FFFFFF", base), _split("PPPPPP", reference_1), _mutation_dropping("k" * count, ids))
+    results["reference_2"] = _result("reference_2", _split("PPPPPP", reference_2))
+    verdict = judge(feature, results)
+    assert verdict.drop is not None and verdict.drop.reason == reason
+    assert "existing_tests_left_out" not in verdict.facts
 
 
 def test_plan_runs_base_reference_twice_and_the_changed_code_mutants(feature: ExtendCandidate) -> None:

@@ -10,6 +10,7 @@ and publishes; a third run does no Docker work at all.
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from pathlib import Path
@@ -68,8 +69,9 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert proposed.success
             [candidate] = toy.candidates()
             assert candidate["status"] == "passed_proposal" and fake_provider.request_count == 1
-            assert _funnel_csv(toy) == {"inputs": 1, "converted": 1, "passed_gate": 1, "candidates": 1, "built": 0,
-                                        "calibrated": 0, "tried": 0, "published": 0}
+            assert _funnel_csv(toy) == {"inputs": 1, "converted": 1, "passed_gate": 1, "candidates": 1, "distinct": 1,
+                                        "built": 0, "calibrated": 0, "tried": 0, "published": 0, "accepted": 0,
+                                        "solved_in_rollouts": 0}
             assert _containers_created(client, session, started) == []
             assert _docker_steps(proposed) == []
             ref = CandidateRef(family="toy", partition_key=key, task_id=candidate["task_id"])
@@ -90,17 +92,20 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
                 "calibration.calibration_candidate", "task_images.task_images_candidate", "trials.trials_candidate",
             ]
             assert (Path(candidate["published_path"]) / "task.toml").is_file()
+            card = (Path(candidate["published_path"]) / "README.md").read_text()
+            assert card.startswith(f"# {candidate['task_id']}\n") and "| `reference` | 1.0 |" in card
+            assert card in toy.latest_metadata("published_tasks", key)["task_cards"]
             for asset in STAGE_ASSETS:
                 table = toy.latest_metadata(asset, key)["candidate_table"]
                 assert [row.data["task"] for row in table.records] == [candidate["task_id"]], asset
             assert all(evaluation.passed for evaluation in checks.get_asset_check_evaluations())
             assert len(checks.get_asset_check_evaluations()) == 2
-            every_stage = dict.fromkeys(("inputs", "converted", "passed_gate", "candidates", "built", "calibrated",
-                                         "tried", "published"), 1)
+            every_stage = dict.fromkeys(("inputs", "converted", "passed_gate", "candidates", "distinct", "built",
+                                         "calibrated", "tried", "published"), 1) | {"accepted": 0, "solved_in_rollouts": 0}
             assert _funnel_csv(toy) == every_stage
             report_metadata = toy.latest_metadata("run_report", None)
             assert {row.data["stage"]: row.data["toy"] for row in report_metadata["funnel"].records} == every_stage
-            assert "| published   |     1 |" in report_metadata["funnel_markdown"]
+            assert re.search(r"\| published +\| +1 \|", report_metadata["funnel_markdown"])
             assert Path(report_metadata["funnel_png"]).read_bytes().startswith(b"\x89PNG")
 
             warm, _ = toy.run()

@@ -4,20 +4,21 @@ scoring 1, and every way to silence the check or delete the code scoring 0."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import docker
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.docker_engine.controls import LINT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
-from traj2env_assets.families.contract import ProbeResult
 from traj2env_assets.families.repair.candidates import RepairCandidate
-from traj2env_assets.families.repair.family import RepairFamily
+from traj2env_assets.families.repair.family import (
+    CHECK_PROBE,
+    REFERENCE_PROBE,
+    RepairFamily,
+)
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -68,18 +69,13 @@ def test_mypy_comes_from_the_wheelhouse_and_the_task_says_it_has_no_assertion_co
     assert "Don't silence it" in (task.path / "instruction.md").read_text()
 
 
-def test_the_image_reproduces_the_recorded_diagnostics_offline(mypy_task) -> None:
-    client = docker.from_env()
-    output = client.containers.run(
-        mypy_task["image"].tag, ["sh", "-c", "cd /workspace && mypy shapes.py 2>&1; true"],
-        network_disabled=True, remove=True,
-    ).decode()
-    candidate = mypy_task["candidate"]
-    assert RepairFamily().judge_calibration(candidate, {"check": _probe(output)}).drop is None
-
-
-def _probe(output: str) -> ProbeResult:
-    return ProbeResult(name="check", exit_code=1, output_tail=output, timed_out=False, seconds=1.0)
+def test_the_image_reproduces_the_recorded_diagnostics_offline_and_the_reference_clears_them(mypy_task) -> None:
+    family, candidate = RepairFamily(), mypy_task["candidate"]
+    plan = family.calibration_plan(candidate, mypy_task["spec"], None)
+    results = {result.name: result for result in run_probes(mypy_task["engine"], mypy_task["image"].tag, plan)}
+    assert "Incompatible return value type" in results[CHECK_PROBE].output_tail
+    assert results[REFERENCE_PROBE].exit_code == 0, results[REFERENCE_PROBE].output_tail
+    assert family.judge_calibration(candidate, results).drop is None
 
 
 def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:

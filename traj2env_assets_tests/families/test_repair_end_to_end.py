@@ -1,12 +1,14 @@
 """The README's main command on the bundled samples, against the real Docker engine and Harbor.
 
-Every family runs (the example config names them all). Repair emits one task per positive
+Every session is logged in four formats; the four copies of one piece of work are one task
+(the earliest recording wins, the other three are listed as its duplicates). Every family
+runs (the example config names them all). Repair emits one task per positive
 sample (among them a project with PyPI dependencies installed from the wheelhouse, a nested
 node suite and a ruff check), build one per session whose own tests are strong enough and
 shown by no other task (a build task hiding the tests a repair task shows is a leak),
 extend one per ``python-extend-feature`` session; qa records why it stops without a model.
 Every published task's matrix holds (reference 1, every control 0), Harbor's own
-`harbor run` scores one session format's tasks of every family 1.0 with the oracle and 0.0
+`harbor run` scores the tasks of every family 1.0 with the oracle and 0.0
 with the no-op agent (but for the repair tasks the attack suite's Harbor jobs score so),
 and a rerun of unchanged inputs builds nothing and runs no trial.
 """
@@ -45,8 +47,6 @@ BUILD_DROPPED = {
     "node-npm-test-config-cheat": "not_python",
 }
 EXTEND_POSITIVE = "python-extend-feature"
-# Harbor runs one format's tasks (every family and scenario), not all four copies.
-HARBOR_FORMAT = "claude-code"
 
 
 def _by_family(report: dict) -> dict[str, list[dict]]:
@@ -57,25 +57,34 @@ def _by_family(report: dict) -> dict[str, list[dict]]:
     return families
 
 
-def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(example_run: ExampleRun) -> None:
+def _reasons(candidates: list[dict], stem: str) -> list[str | None]:
+    """Why the session's candidates were dropped, but for the copies dropped as duplicates."""
+    return [c.get("reason") for c in candidates if c["stem"] == stem and c.get("reason") != "duplicate_of"]
+
+
+def test_every_positive_sample_becomes_one_task_and_negatives_are_dropped(example_run: ExampleRun) -> None:
     report = example_run.first
     families = _by_family(report)
     repair = families["repair"]
-    assert Counter(c["stem"] for c in repair if c["kept"]) == {stem: FORMATS for stem in REPAIR_POSITIVE}
+    assert Counter(c["stem"] for c in repair if c["kept"]) == {stem: 1 for stem in REPAIR_POSITIVE}
     assert Counter(c["reason"] for c in repair if not c["kept"]) == {
-        "fix_changes_check_config": 8, "fix_changes_only_tests": 4,
+        "fix_changes_check_config": 8, "fix_changes_only_tests": 4, "duplicate_of": 3 * len(REPAIR_POSITIVE),
     }
     build = families["build"]
-    kept_build = Counter(c["stem"] for c in build if c["kept"])
-    assert {stem: kept_build[stem] for stem in BUILD_POSITIVE} == {stem: FORMATS for stem in BUILD_POSITIVE}
+    assert Counter(c["stem"] for c in build if c["kept"]) == {stem: 1 for stem in BUILD_POSITIVE}
     for stem, reason in BUILD_DROPPED.items():
-        assert [c["reason"] for c in build if c["stem"] == stem] == [reason] * FORMATS, stem
+        assert set(_reasons(build, stem)) == {reason}, stem
     extend = families["extend"]
-    assert Counter(c["stem"] for c in extend if c["kept"]) == {EXTEND_POSITIVE: FORMATS}
-    assert Counter(c["reason"] for c in extend if not c["kept"]) == {"not_python": 4, "tests_not_collected_before": 4}
-    # With no model, qa records why each candidate stops, before any Docker work.
-    qa = families["qa"]
-    assert len(qa) == FORMATS and {c["reason"] for c in qa} == {"llm_not_configured"}
+    assert Counter(c["stem"] for c in extend if c["kept"]) == {EXTEND_POSITIVE: 1}
+    # A copy mined before its earliest recording (the worker processes mine in no fixed
+    # order) can meet its own end before a stage asks again whose work it is.
+    extend_drops = Counter(c["reason"] for c in extend if not c["kept"])
+    assert extend_drops["not_python"] == 4 and 1 <= extend_drops["tests_not_collected_before"] <= FORMATS
+    assert extend_drops["tests_not_collected_before"] + extend_drops["duplicate_of"] == FORMATS + FORMATS - 1
+    # With no model, qa records why its one candidate stops, before any Docker work.
+    qa = Counter(c["reason"] for c in families["qa"])
+    assert qa.keys() <= {"llm_not_configured", "duplicate_of"} and qa.total() == FORMATS
+    assert qa["llm_not_configured"] >= 1
     published = [c for c in report["candidates"] if c["kept"]]
     for candidate in published:
         rewards = dict(candidate["trial_rewards"])
@@ -83,6 +92,21 @@ def test_every_positive_sample_becomes_a_task_and_negatives_are_dropped(example_
         assert rewards.pop("reference") == 1.0 and rewards and set(rewards.values()) == {0.0}
         assert (Path(candidate["published_path"]) / "task.toml").is_file()
     assert report["funnel"]["published"] == len(published)
+
+
+def test_the_copies_of_one_fix_are_listed_as_duplicates_of_the_earliest(example_run: ExampleRun) -> None:
+    candidates = example_run.first["candidates"]
+    by_id = {c["task_id"]: c for c in candidates}
+    for task in (c for c in candidates if c["kept"] and c["family"] == "repair"):
+        copies = [by_id[task_id] for task_id in task["duplicates"]]
+        assert len(copies) == FORMATS - 1
+        for copy in copies:
+            # Mined after the earliest recording a copy stops at mining; mined before it (the
+            # worker processes mine in no fixed order), at a later stage, publish at the latest.
+            assert copy["duplicate_of"] == task["task_id"] and copy["status"] == "dropped"
+            # The same fix (its hash ends the task id), recorded in another format.
+            assert copy["task_id"].rsplit("-", 1)[1] == task["task_id"].rsplit("-", 1)[1]
+            assert copy["partition_key"] != task["partition_key"]
 
 
 def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(example_run: ExampleRun) -> None:
@@ -98,13 +122,17 @@ def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(example_run:
     assert {p: p.stat().st_mtime_ns for p in workspace.rglob("trials.json")} == example_run.trial_files
 
 
-def test_each_calibration_plan_and_trial_matrix_runs_once_however_many_logs_share_it(example_run: ExampleRun) -> None:
+def test_each_calibration_plan_and_trial_matrix_runs_once(example_run: ExampleRun) -> None:
     statuses = [json.loads(p.read_text()) for p in example_run.workspace.rglob("status.json")]
     for stage in ("calibration", "trials"):
         records = [s[stage] for s in statuses if s.get(stage)]
         ran = [r["key"] for r in records if not r["shared"]]
-        # One session logged in four formats makes four tasks that differ only in identity.
-        assert sorted(ran) == sorted({r["key"] for r in records}) and len(ran) < len(records) / 2, stage
+        assert records and sorted(ran) == sorted({r["key"] for r in records}), stage
+    # A copy of one session's work has no image of its own: most stop at mining, and one
+    # mined before its earliest recording found that recording's image (same content).
+    tags = {s["task_id"]: (s.get("image") or {}).get("tag") for s in statuses}
+    copies = [c for c in example_run.first["candidates"] if c.get("reason") == "duplicate_of"]
+    assert copies and all(tags[c["task_id"]] in (None, tags[c["duplicate_of"]]) for c in copies)
 
 
 def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(example_run: ExampleRun) -> None:
@@ -115,6 +143,9 @@ def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(examp
     train = {t.source_trace for t in manifest.split_of("train")}
     test = {t.source_trace for t in manifest.split_of("test")}
     assert train and test and train.isdisjoint(test)
+    # Every fix is its own near-duplicate group, and no group straddles the split.
+    assert len({t.group for t in manifest.tasks}) == len(manifest.tasks) and manifest.groups_across_splits == []
+    assert all(t.project for t in manifest.tasks)
     # The rerun kept every split (splits.json is read back, never redrawn).
     assert read_splits(dataset).sources == {t.source_trace: t.split for t in manifest.tasks}
 
@@ -123,8 +154,7 @@ def test_harbor_oracle_scores_one_and_nop_zero_on_every_family(example_run: Exam
     # The attack suite's Harbor jobs run the oracle and the no-op agent on its sample tasks.
     attacked = {example_run.published("repair", session) for session in ATTACKED_SESSIONS.values()}
     published = [
-        c for c in example_run.first["candidates"]
-        if c["kept"] and c["partition_key"].startswith(HARBOR_FORMAT) and Path(c["published_path"]) not in attacked
+        c for c in example_run.first["candidates"] if c["kept"] and Path(c["published_path"]) not in attacked
     ]
     assert {c["family"] for c in published} == {"repair", "build", "extend"}
     dataset = example_run.root / "harbor-dataset"

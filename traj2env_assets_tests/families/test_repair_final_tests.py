@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from harbor.models.task.config import TaskConfig
 
-from traj2env_assets.families.contract import Probe, ProbeResult
+from traj2env_assets.families.contract import CalibrationVerdict, Probe, ProbeResult
 from traj2env_assets.families.repair.candidates import (
     MinedRepair,
     RepairCandidate,
@@ -89,14 +89,16 @@ def test_a_configuration_edit_beside_the_test_edits_still_drops_the_candidate(tm
     assert mined.drop.detail == f"the fix edits {path}"
 
 
-def test_a_fix_without_test_edits_keeps_the_recorded_tests_and_one_probe(sample_record) -> None:
+def test_a_fix_without_test_edits_keeps_the_recorded_tests_and_runs_the_check_before_and_after(sample_record) -> None:
     [mined] = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "k")
     candidate = mined.candidate
     assert candidate.test_paths == [] and "tests_from" not in mined.facts
     assert candidate.start_files == candidate.project_files and candidate.solution_files == candidate.fixed_files
-    assert [probe.name for probe in FAMILY.calibration_plan(candidate, None, None).probes] == [CHECK_PROBE]  # type: ignore[arg-type]
+    plan = FAMILY.calibration_plan(candidate, None, None)  # type: ignore[arg-type]
+    assert [probe.name for probe in plan.probes] == [CHECK_PROBE, REFERENCE_PROBE]
+    assert plan.probes[1].files == {f"{WORKSPACE}/{path}": text.encode() for path, text in candidate.fixed_files.items()}
     spec = repair_task_spec(candidate, source_trace="k", source_model=None, org="local")
-    assert spec.tests_changed_by_fix == [] and FAMILY.calibrated_spec(candidate, spec, None) is spec  # type: ignore[arg-type]
+    assert spec.tests_changed_by_fix == [] and FAMILY.calibrated_spec(candidate, spec, CalibrationVerdict()) is spec
 
 
 def test_the_task_holds_the_final_tests_its_reference_the_code_and_says_where_the_tests_come_from(tmp_path: Path) -> None:

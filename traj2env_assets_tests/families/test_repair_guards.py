@@ -8,7 +8,7 @@ from pathlib import Path
 from traj2env_assets.checks import recognise_check
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.check_config import changed_tests, config_changes
-from traj2env_assets.families.repair.instruction import repair_instruction
+from traj2env_assets.families.repair.instruction import check_output_text, repair_instruction
 from traj2env_assets.publish import publish_task
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.formats.logs import (
@@ -119,6 +119,16 @@ def test_instruction_shows_the_failure_without_the_fix_or_tool_wrapper(tmp_path:
     assert "FAILED tests/test_calc.py::test_add" in text
     assert "a + b" not in text
     assert "Exit code 1" not in text
+
+
+def test_codex_sandbox_wrapper_is_not_part_of_the_shown_output() -> None:
+    wrapped = (
+        "failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 2, stdout: \n"
+        "E   json.decoder.JSONDecodeError: Invalid \\escape\n5 errors in 0.39s\n, stderr: "
+    )
+    assert check_output_text(wrapped) == "E   json.decoder.JSONDecodeError: Invalid \\escape\n5 errors in 0.39s"
+    with_stderr = wrapped.replace(", stderr: ", ", stderr: warning: x\n")
+    assert check_output_text(with_stderr).endswith("in 0.39s\nwarning: x\n")
 
 
 def test_publish_preserves_an_existing_task(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""npm dependencies are pinned to the trajectory's date: a Node repair candidate mined from a
-Claude Code session of our own making installs with ``npm ci --before=<date>``, the date
-being the UTC date of the failing check the task comes from; with no timestamp there is no
+"""npm dependencies are pinned to the trajectory's time: a Node repair candidate mined from a
+Claude Code session of our own making installs with ``npm ci --before=<time>``, the UTC time
+(RFC 3339, as uv pins Python packages) of the failing check the task comes from; with no timestamp there is no
 ``--before``. Checked where the command line is built (``environment_plan``) and in the
 Dockerfile the task writes (offline: nothing here reaches the npm registry)."""
 
@@ -88,7 +88,7 @@ def _candidate(tmp_path: Path) -> RepairCandidate:
     return mined.candidate
 
 
-def test_npm_install_is_pinned_to_the_failing_checks_utc_date(tmp_path: Path) -> None:
+def test_npm_install_is_pinned_to_the_failing_checks_utc_time(tmp_path: Path) -> None:
     candidate = _candidate(tmp_path)
     assert candidate.timestamp == FAILING_CHECK_AT
 
@@ -96,7 +96,7 @@ def test_npm_install_is_pinned_to_the_failing_checks_utc_date(tmp_path: Path) ->
 
     [copy, install] = plan.lines
     assert copy.startswith("COPY workspace/package.json workspace/package-lock.json /workspace")
-    assert install.startswith("RUN cd /workspace") and install.endswith(" && npm ci --no-audit --no-fund --before=2026-03-02")
+    assert install.startswith("RUN cd /workspace") and install.endswith(" && npm ci --no-audit --no-fund --before=2026-03-02T00:00:00Z")
     assert plan.context_files == {}
 
 
@@ -114,5 +114,5 @@ def test_the_written_dockerfile_carries_the_pin(tmp_path: Path) -> None:
     write_task(spec, tmp_path / "dataset")
 
     dockerfile = (tmp_path / "dataset" / spec.task_id / "environment" / "Dockerfile").read_text()
-    assert "npm ci --no-audit --no-fund --before=2026-03-02\n" in dockerfile, dockerfile
+    assert "npm ci --no-audit --no-fund --before=2026-03-02T00:00:00Z\n" in dockerfile, dockerfile
     assert dockerfile.count("--before=") == 1

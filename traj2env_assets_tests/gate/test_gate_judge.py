@@ -15,6 +15,9 @@ from traj2env_assets.gate.judge import (
     case_is_degenerate,
     judge_gate,
 )
+from traj2env_assets.harbor.task_spec import VerifierSpec
+from traj2env_assets.lifecycle.calibration import _with_gate
+from traj2env_assets_tests.docker.sample_tasks import python_task
 from traj2env_assets_tests.gate.probe_run import run_probe
 from traj2env_assets_tests.gate.projects import BEFORE
 
@@ -56,6 +59,17 @@ def test_coverage_counts_tracked_tests_the_gate_cannot_decide(report: dict) -> N
     judgement = judge_gate(_result(report), tracked_tests=tracked, fraction_reward=False)
     assert judgement.facts["gate_coverage"] == pytest.approx(2 / 3, abs=0.001)
     assert any("test_a_callback_is_not_plain_data" in line for line in judgement.facts["gate_uncovered_tests"])
+
+
+def test_tests_outside_the_verifiers_selection_get_no_case(report: dict) -> None:
+    # Calibration left test_basket_counts_items out of the run (it fails before and after
+    # the change): the verifier never runs it, so a case for it could never be answered.
+    left_out = TEST + "test_basket_counts_items"
+    judgement = judge_gate(_result(report), tracked_tests=FAILING, fraction_reward=False, excluded=[left_out])
+    assert judgement.gate is not None
+    assert left_out not in judgement.gate.covered_tests and left_out not in judgement.gate.uncovered_tests
+    assert all(case.test != left_out for case in judgement.gate.cases)
+    assert all(judgement.gate.expected[case.id] for case in judgement.gate.cases)
 
 
 def test_a_change_that_changes_nothing_is_not_discriminating(tmp_path: Path) -> None:
@@ -116,3 +130,20 @@ def test_a_probe_that_left_no_report_gives_no_gate_and_says_why() -> None:
     judgement = judge_gate(_result(None, output="Traceback: boom"), tracked_tests=FAILING, fraction_reward=False)
     assert judgement.gate is None and judgement.drop is None
     assert judgement.facts["gate_coverage"] == 0.0 and "boom" in judgement.facts["gate_absent"]
+
+
+@pytest.mark.parametrize("run_targets", [["tests/test_shop.py"], ["tests"], ["."]])
+def test_a_repair_check_keeps_its_cases_whatever_its_run_targets(report: dict, run_targets: list[str]) -> None:
+    # A ``check`` reward's run targets are paths (the file, its folder, the root), not test ids:
+    # the gate must still decide the tracked tests out of process (a gate stripped of its
+    # cases let the in-process reading of the caller's line score 1.0).
+    spec = python_task().model_copy(update={"tests": VerifierSpec(
+        runner="pytest", tracked_test_ids=FAILING, reward="check", run_targets=run_targets,
+        deselected_test_ids=[TEST + "test_basket_counts_items"],
+    )})
+    gated, judgement = _with_gate(spec, _result(report), fraction=False)
+    assert judgement.drop is None and gated.tests is not None and gated.tests.behaviour_gate is not None
+    gate = gated.tests.behaviour_gate
+    assert set(FAILING) <= set(gate.covered_tests)
+    assert {case.test for case in gate.cases} >= set(FAILING)
+    assert all(case.test != TEST + "test_basket_counts_items" for case in gate.cases)

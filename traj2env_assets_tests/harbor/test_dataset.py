@@ -21,7 +21,9 @@ from traj2env_assets_tests.docker.sample_tasks import python_task
 
 
 def _publish(destination: Path, task_id: str, source: str) -> None:
-    spec = python_task(task_id, marker=task_id).model_copy(update={"source_trace": source})
+    # One project per source: these tasks are alike, and would otherwise be one
+    # near-duplicate group that the split keeps whole.
+    spec = python_task(task_id, marker=task_id).model_copy(update={"source_trace": source, "project": source})
     write_task(spec, destination)
 
 

@@ -19,6 +19,16 @@ RULE_CASES = [
     ("test_framework_internals", "const Module = require('module');\nModule._load = () => ({});\n",
      "const { createRequire } = require('module');\nconst load = createRequire(__filename);\n"),
     ("test_framework_internals", "const fs = process.binding('fs');\n", "const here = process.cwd();\n"),
+    # vitest's runner hooks and its worker's rpc to the main process, and a forked worker's
+    # channel to the runner (jest's and vitest's workers report outcomes over it).
+    ("test_framework_internals", "import { onTestFinished } from 'vitest';\n", "import { expect } from 'chai';\n"),
+    ("test_framework_internals", "const { getCurrentTest } = require('@vitest/runner');\n",
+     "const { getCurrentTime } = require('./clock');\n"),
+    ("test_framework_internals", "globalThis.__vitest_worker__.rpc.onTaskUpdate([]);\n",
+     "globalThis.__app_state__ = {};\n"),
+    ("test_framework_internals", "const state = globalThis['__vitest_worker__'];\n",
+     "const state = globalThis['__app_worker__'];\n"),
+    ("test_framework_internals", "process.send({ m: 'onTaskUpdate' });\n", "child.send({ type: 'ping' });\n"),
     ("test_framework_internals", "const args = ['--test', '--test-reporter=./fake.mjs'];\n",
      "const args = ['--test', '--reporter=dot'];\n"),
     ("test_framework_internals", "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n",

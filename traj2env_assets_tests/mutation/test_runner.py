@@ -110,6 +110,23 @@ def test_failing_baseline_gives_no_kill_rate(tmp_path: Path) -> None:
     assert kill_rate(results) is None
 
 
+def test_a_droppable_test_failing_the_baseline_is_left_out_of_the_mutant_runs(tmp_path: Path) -> None:
+    # test_example reads a file the project lacks: it fails with or without any mutant.
+    tests = TESTS + "\n\ndef test_example():\n    open('examples/box.json').read()\n"
+    example = "tests/test_calc.py::test_example"
+    mutants = generate_mutants({"calc.py": CALC})
+    files = {"calc.py": CALC, "tests/test_calc.py": tests}
+    probe = mutation_probe("mutation", mutants, [*IDS, example], files, droppable=[example])
+    results = parse_mutation_results(_run_here(probe, tmp_path), mutants)
+    assert results is not None and results.baseline_passed and results.dropped == [example]
+    rate = kill_rate(results)
+    assert rate is not None and 0 < rate < 1  # a mutant is killed only by the tests that pass
+    # A test that is not droppable still fails the baseline.
+    strict = mutation_probe("mutation", mutants, [*IDS, example], files, droppable=[IDS[0]])
+    failed = parse_mutation_results(_run_here(strict, tmp_path / "strict"), mutants)
+    assert failed is not None and not failed.baseline_passed
+
+
 def test_budget_leaves_mutants_not_run(tmp_path: Path) -> None:
     mutants = generate_mutants({"calc.py": CALC})
     probe = mutation_probe("mutation", mutants, IDS, {"calc.py": CALC, "tests/test_calc.py": TESTS}, budget_s=0)

@@ -78,6 +78,7 @@ def test_a_waiting_run_sleeps_names_the_holder_and_gives_up(instance: dg.Dagster
     assert instance.event_log_storage.get_concurrency_info(DOCKER_TRIAL_POOL).pending_run_ids == set()
 
 
+@pytest.mark.docker
 def test_generate_exits_1_when_a_live_run_keeps_the_slot_past_max_pool_wait(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

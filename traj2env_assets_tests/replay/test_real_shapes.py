@@ -109,11 +109,11 @@ def test_claude_read_variants_full_read_only(tmp_path: Path) -> None:
     assert record.fidelity.full_reads == 1
 
 
-def test_redacted_codex_patches_fail_to_parse_not_crash(tmp_path: Path) -> None:
+def test_redacted_codex_patches_fail_as_redacted_not_as_parse_errors(tmp_path: Path) -> None:
     record = replay_record(
         load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl")), tmp_path / "r"
     )
-    assert record.fidelity.edits_failed_by_reason == {"patch_parse_error": 2}
+    assert record.fidelity.edits_failed_by_reason == {"content_redacted": 2}
 
 
 @pytest.mark.parametrize("name", sorted(WRITERS))

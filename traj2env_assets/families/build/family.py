@@ -44,6 +44,7 @@ from traj2env_assets.families.contract import (
 )
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.mutation import Calibration, Mutant, calibration_probe, generate_mutants, kill_rate, parse_calibration
+from traj2env_assets.quality.effort import EffortWindow
 
 CALIBRATION_PROBE = "calibration"
 REFERENCE, STUB, MODEL_STUB, START = "reference", "stub", "model_stub", "start"
@@ -157,6 +158,10 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
         kept = verdict.facts["kept_tests"]
         assert isinstance(kept, list)  # set by judge_calibration whenever it passes
         return spec.model_copy(update={"tests": spec.tests.model_copy(update={"tracked_test_ids": kept})})
+
+    def effort_window(self, candidate: BuildCandidate) -> EffortWindow:
+        # The first request builds the project.
+        return EffortWindow(window="request", request_index=0)
 
     def controls(self, candidate: BuildCandidate) -> Sequence[Control]:
         stubs = stub_files(candidate.python_sources())

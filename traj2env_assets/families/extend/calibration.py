@@ -13,17 +13,22 @@ Judgement, first that holds (exact reasons, see README):
 - ``existing_tests_fail``: the tests do not even load on the base (the base probe left no
   outcomes while the reference's did: a conftest or base module that fails to import),
   with the error;
-- ``existing_tests_fail``: a test file the base already had loads neither on the base nor
-  on the reference (the error is in the detail);
 - ``tests_not_collected_before``: a hidden test file that the base already had does not
-  even load on the base (its existing tests could not run there);
-- ``tests_fail_on_reference``: a new or existing test did not pass on the reference, in
-  either run (broken or flaky);
-- ``existing_tests_fail``: an existing test did not pass on the base;
+  even load on the base, though it does on the reference (its existing tests could not
+  run there);
+- ``tests_fail_on_reference``: a new test, or an existing one not left out, did not pass
+  on the reference, in either run (broken or flaky);
+- ``existing_tests_fail``: an existing test not left out did not pass on the base;
 - ``weak_tests``: the strength floor (``strength``): a new test passes on the base
   already, no new test discriminates, the changed code has too few mutants, or the new
   and existing tests together catch too few of them (``traj2env_assets.mutation``; a
   mutant that breaks an existing test counts, since it would make the reward 0).
+
+An existing test that passes in no run (base, both references; a test file loading in
+none of them included) fails for reasons that are not the request's doing: a file the
+replay never saw, a system tool or the network the image lacks. It is left out of the
+regression set (``LEFT_OUT_FACT``; the task's ``gate_test_ids`` and ``task.toml`` say which)
+instead of dropping the candidate; the new tests must still clear the whole floor.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ REFERENCE_PROBES = ("reference_1", "reference_2")
 MUTANTS_PROBE = "mutants"
 PROBE_TIMEOUT_S = 300
 MUTATION_BUDGET_S = 300
+# The existing tests a passed calibration leaves out of the regression set (family.calibrated_spec).
+LEFT_OUT_FACT = "existing_tests_left_out"
 _HELPER_DIR = "/tmp/traj2env-calibration"
 _LETTERS = {kind: re.compile(rf"^T2E-{kind.upper()} ([PFESM]*)$", re.MULTILINE) for kind in ("new", "existing")}
 _SUMMARY = re.compile(r"^T2E-SUMMARY (\{.*\})$", re.MULTILINE)
@@ -150,6 +157,7 @@ def mutants_probe(candidate: ExtendCandidate, spec: TaskSpec) -> Probe | None:
     return mutation_probe(
         MUTANTS_PROBE, mutants, [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids], files,
         workdir=WORKSPACE, pytest_config=spec.tests.pytest_config, budget_s=MUTATION_BUDGET_S,
+        droppable=spec.tests.gate_test_ids,  # the judge decides whether a failing one is left out
     )
 
 
@@ -180,7 +188,7 @@ def _dropped(reason: str, detail: str, facts: dict[str, Fact]) -> CalibrationVer
 
 
 def _judge_mutants(
-    candidate: ExtendCandidate, result: ProbeResult | None, new_tests: int, facts: dict[str, Fact]
+    candidate: ExtendCandidate, result: ProbeResult | None, new_tests: int, facts: dict[str, Fact], left_out: list[str]
 ) -> CalibrationVerdict:
     mutants = changed_code_mutants(candidate)
     facts["mutants"] = len(mutants)
@@ -190,6 +198,8 @@ def _judge_mutants(
     if mutation is None or not mutation.baseline_passed:
         detail = "the mutation probe left no results" if mutation is None else "the tests failed on the reference"
         return _dropped("calibration_failed", detail, facts)
+    if flaky := sorted(set(mutation.dropped) - set(left_out)):
+        return _dropped("tests_fail_on_reference", f"{MUTANTS_PROBE}: {', '.join(flaky)} (passed in the split runs)", facts)
     rate = kill_rate(mutation)
     ran = len(mutants) - mutation.count("not_run")
     facts |= {
@@ -224,6 +234,35 @@ def _not_loading_on_base(results: Mapping[str, ProbeResult], runs: Mapping[str, 
     return _dropped("existing_tests_fail", f"the tests do not load on the base: {error}", {})
 
 
+def _failing_everywhere(candidate: ExtendCandidate, runs: Mapping[str, _Run]) -> list[str]:
+    """The existing tests that passed in no run, on the base nor on either reference: what
+    breaks them (a file the replay never saw, a system tool or the network the image lacks)
+    is not the request's doing, so they leave the regression set instead of sinking the task."""
+    ids = candidate.recorded_existing_tests  # the gate tests, in the order of the letters
+    letters = [runs[name].letters["existing"] for name in (BASE_PROBE, *REFERENCE_PROBES)]
+    if any(len(row) != len(ids) for row in letters):
+        return []
+    return [test_id for index, test_id in enumerate(ids) if all(row[index] != "P" for row in letters)]
+
+
+def _left_out_note(left_out: list[str], base: _Run) -> str:
+    files = {test_id.split("::", 1)[0] for test_id in left_out}
+    errors = "; ".join(error for error in base.summary.get("errors", []) if error.split(": ", 1)[0] in files)
+    return (
+        f"{len(left_out)} existing tests fail before and after the request in the image, so they are not "
+        f"its doing and are left out of the regression set: {', '.join(left_out)}" + (f" ({errors})" if errors else "")
+    )
+
+
+def _existing_passed(candidate: ExtendCandidate, run: _Run, left_out: list[str]) -> bool:
+    """Every existing test passed in ``run``, but those left out."""
+    letters = run.letters["existing"]
+    if len(letters) != len(candidate.recorded_existing_tests):
+        return run.all_passed("existing")
+    return all(letter == "P" for test_id, letter in zip(candidate.recorded_existing_tests, letters, strict=True)
+               if test_id not in left_out)
+
+
 def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
     names = (BASE_PROBE, *REFERENCE_PROBES)
     runs = {name: _Run(results[name]) for name in names if name in results}
@@ -238,25 +277,27 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
     facts: dict[str, Fact] = {
         "new_tests": new, "existing_tests": existing, "base_collect_errors": base.summary.get("collect_errors", []),
     }
+    left_out = _failing_everywhere(candidate, runs)
+    if left_out:
+        facts |= {LEFT_OUT_FACT: left_out, "existing_tests_left_out_note": _left_out_note(left_out, base)}
     reference_errors = set(runs[REFERENCE_PROBES[0]].summary.get("collect_errors", []))
-    broken = [path for path in base.summary.get("not_loaded_before", []) if path in reference_errors]
-    if broken:
-        # Not the request's doing: these base test files load neither before nor after it
-        # (a file the replay never saw, a dependency the project does not declare).
-        detail = f"{', '.join(broken)} load neither on the base nor on the reference: {'; '.join(base.summary.get('errors', []))}"
-        return _dropped("existing_tests_fail", detail, facts)
-    if base.summary.get("not_loaded_before"):
-        detail = f"{', '.join(base.summary['not_loaded_before'])} loaded before the request but not with its new tests"
+    before = [path for path in base.summary.get("not_loaded_before", []) if path not in reference_errors]
+    if before:
+        detail = f"{', '.join(before)} loaded before the request but not with its new tests"
         return _dropped("tests_not_collected_before", detail, facts)
     for name in REFERENCE_PROBES:
         run = runs[name]
-        if not (run.all_passed("new") and run.all_passed("existing")):
-            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(run.summary.get('not_passed', []))}", facts)
-    if not base.all_passed("existing"):
+        if not (run.all_passed("new") and _existing_passed(candidate, run, left_out)):
+            not_passed = [test_id for test_id in run.summary.get("not_passed", []) if test_id not in left_out]
+            errors = f" (did not load: {'; '.join(run.summary.get('errors', []))})" if run.summary.get("errors") else ""
+            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(not_passed)}{errors}", facts)
+    if not _existing_passed(candidate, base, left_out):
         errors = base.summary.get("collect_errors", [])
         loading = f" (did not load: {', '.join(errors)})" if errors else ""
-        return _dropped("existing_tests_fail", ", ".join(base.summary.get("not_passed", [])) + loading, facts)
+        not_passed = [test_id for test_id in base.summary.get("not_passed", []) if test_id not in left_out]
+        return _dropped("existing_tests_fail", ", ".join(not_passed) + loading, facts)
+    facts["regression_tests"] = existing - len(left_out)
     facts["discriminating_tests"] = new - base.passed("new")
     if (detail := strength.not_discriminating(new, base.passed("new"))) is not None:
         return _dropped("weak_tests", detail, facts)
-    return _judge_mutants(candidate, results.get(MUTANTS_PROBE), new, facts)
+    return _judge_mutants(candidate, results.get(MUTANTS_PROBE), new, facts, left_out)

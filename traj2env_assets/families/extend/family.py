@@ -41,6 +41,7 @@ from traj2env_assets.families.extend.candidates import (
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.task import extend_task_spec
 from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
+from traj2env_assets.quality.effort import EffortWindow
 
 
 def _rendered(files: Mapping[str, str]) -> str:
@@ -87,6 +88,7 @@ class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
     proposal_schema = ExtendProposal
     proposal_optional = True
     reward_kind = "fraction"
+    provenance_fields = Family.provenance_fields | {"request_number"}
 
     def mine(self, source: MiningInput) -> list[MinedCandidate[ExtendCandidate]]:
         return mine_extend_candidates(source.record, source.partition_key, source.trajectory_path)
@@ -120,6 +122,21 @@ class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
 
     def judge_calibration(self, candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
         return calibration.judge(candidate, results)
+
+    def effort_window(self, candidate: ExtendCandidate) -> EffortWindow:
+        return EffortWindow(window="request", request_index=candidate.request_number - 1)
+
+    def calibrated_spec(self, candidate: ExtendCandidate, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
+        """Without the existing tests that fail before and after the request (not its doing)."""
+        left_out = verdict.facts.get(calibration.LEFT_OUT_FACT)
+        if not left_out:
+            return spec
+        assert isinstance(left_out, list) and spec.tests is not None  # set by judge; extend specs have tests
+        gate = [test_id for test_id in spec.tests.gate_test_ids if test_id not in left_out]
+        return spec.model_copy(update={
+            "tests": spec.tests.model_copy(update={"gate_test_ids": gate}),
+            "existing_tests_left_out": [str(test_id) for test_id in left_out],
+        })
 
     def controls(self, candidate: ExtendCandidate) -> Sequence[Control]:
         return (*DEFAULT_CONTROLS, BaseOnlyControl(), ReferenceWithForgeryControl())

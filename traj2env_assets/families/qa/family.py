@@ -57,6 +57,8 @@ class QaFamily(Family[QaCandidate, QaProposal]):
     candidate_model = QaCandidate
     proposal_schema = QaProposal
     reward_kind = "binary"
+    # ``context`` is the rendered session up to the command: the session, not the fact.
+    provenance_fields = Family.provenance_fields | {"command_index", "context"}
     submission_path = QA_SUBMISSION
 
     def mine(self, source: MiningInput) -> list[MinedCandidate[QaCandidate]]:

@@ -18,14 +18,17 @@ import hashlib
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from huggingface_hub import HfApi, hf_hub_download
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from traj2env_assets.families.contract import CandidateRejected
 from traj2env_assets.families.qa.proposal import QaInput
 from traj2env_assets.sources import file_sha256
 from traj2env_assets.workspace import atomic_write_json
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 INPUT_NOT_RESOLVABLE = "input_not_resolvable"
@@ -85,6 +88,9 @@ def pin_input(item: QaInput, moment: datetime, cache_root: Path) -> PinnedInput:
     record = _pin_file(cache_root, endpoint, item, moment)
     if (pinned := _recorded(record)) is not None:
         return pinned
+    # The Hub client is half a second of every CLI start: loaded when an input is pinned.
+    from huggingface_hub import HfApi, hf_hub_download
+
     commit, created = _current_commit(HfApi(endpoint=endpoint), item.repo_id, moment)
     try:
         local = hf_hub_download(

@@ -29,6 +29,7 @@ Skip reasons of this stage (exact strings):
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -43,7 +44,11 @@ from traj2env_assets.sources import safe_key
 CandidateReason = Literal[
     "fix_changes_check_config", "fix_changes_only_tests", "fix_files_lost", "no_file_changes", "duplicate"
 ]
-
+# Checks whose reward is that they pass (no tests): lint and type checks.
+# Checks judged by "the same error" (no tests run): linters, type checkers, and esbuild,
+# a bundler that reads the code without running it.
+LINT_TOOLS = frozenset({"ruff", "mypy", "tsc", "eslint", "biome", "esbuild"})
+_NODE_LINT_SCRIPT = re.compile(r"^\s*(tsc|eslint|biome|esbuild)(\s+[^|;&<>]*)?\s*$")
 
 
 class RepairCandidate(BaseModel):
@@ -220,3 +225,13 @@ def mine_repair_candidates(record: ReplayRecord, partition_key: str) -> list[Min
             seen_fixes.add(fix_hash)
             candidates.append(mined)
     return candidates
+
+
+def lint_tool(candidate: RepairCandidate) -> str | None:
+    """The lint, type or build check the candidate's check is (an npm script that is just a
+    tsc, eslint, biome or esbuild command line counts as that command), or None."""
+    check = candidate.check
+    if check.tool in LINT_TOOLS:
+        return check.tool
+    script = _NODE_LINT_SCRIPT.match(check.script_body or "") if check.tool == "npm" else None
+    return script.group(1) if script else None

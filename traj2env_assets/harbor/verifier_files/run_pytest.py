@@ -336,6 +336,13 @@ class Integrity:
         """The path relative to the project when ``filename`` is solution code (not restored)."""
         if not filename:
             return None
+        if not os.path.isabs(filename):
+            # Imports from sys.path name absolute files; a relative name is a module made in
+            # memory that says where it came from (shiboken's embedded "shibokensupport/...").
+            # It is solution code only when it names a file in the project.
+            filename = os.path.join(self.root, filename)
+            if not os.path.isfile(filename):
+                return None
         real = os.path.realpath(filename)
         if not real.startswith(self.root + os.sep):
             return None

@@ -16,8 +16,10 @@ const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
 const SKIPPED_DIRS = new Set(["node_modules", ".git", "__pycache__"]);
 const SOURCE_FILE = /\.(?:[cm]?js|jsx|[cm]?ts|tsx)$/;
 const EXCERPT_CHARS = 200;
-// node:test may be imported by test files only; elsewhere it gives the code under test the
-// runner's hooks (after(), mock.method(assert, ...), run()).
+// node:test and vitest (its packages too) may be imported by test files only; elsewhere
+// they give the code under test the runner's hooks (after(), mock.method(assert, ...),
+// run(), vitest's getCurrentTest() and onTestFinished()).
+const RUNNER_MODULE = /^(?:(?:node:)?test|(?:vitest|@vitest\/[^/]+)(?:\/.*)?)$/;
 const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|spec)\/|(?:^|[./_-])(?:test|spec)(?:[._-][^/]*)?\.[cm]?[jt]sx?$/;
 // valueOf() { return 42; }, valueOf: () => true, valueOf(): number { return 1 } (TypeScript).
 const CONSTANT = String.raw`(?:true|false|-?\d[\d_.eE]*n?)`;
@@ -36,6 +38,10 @@ const CODE_RULES = [
   ["test_framework_internals", /\brequire\s*\.\s*cache\b/g],
   ["test_framework_internals", /\bmodule\s*\.\s*constructor\b/g],
   ["test_framework_internals", /(?<![\w$.])process\s*\.\s*(?:binding|_linkedBinding)\b/g],
+  // The worker's channel to the runner's main process (jest's and vitest's forked workers
+  // report outcomes over it), and vitest's worker state (its rpc to the main process).
+  ["test_framework_internals", /(?<![\w$.])process\s*\.\s*(?:send|channel|_channel)\b/g],
+  ["test_framework_internals", /\b__vitest_\w*__/g],
   // Loader hooks (module.register) can serve a forged node:assert to the tests.
   ["test_framework_internals", /\bModule\s*\.\s*register(?:Hooks)?\b|\bimport\s*\{[^}]{0,300}?\bregister(?:Hooks)?\b[^}]{0,300}\}\s*from\s*(['"])(?:node:)?module\1/g],
   // Publishes a patched CommonJS assert object to the ES module named exports.
@@ -56,7 +62,7 @@ const CODE_RULES = [
 // verifier's output, or who wants to start node with another reporter or loader.
 const STRING_RULES = [
   ["proc_access", /\/proc(?:\/|$)|\/dev\/fd|\/logs\/verifier|reward\.txt/],
-  ["test_framework_internals", /internal\/test_runner|--test-reporter|--experimental-loader/],
+  ["test_framework_internals", /internal\/test_runner|--test-reporter|--experimental-loader|__vitest_/],
   // Code for a child process (node -e "...") that writes forged v8-serialized test events.
   ["v8_serialization", /(?:\b(?:require|import)\s*\(\s*|\bfrom\s*)['"](?:node:)?v8['"]/],
 ];
@@ -264,7 +270,7 @@ function scanSource(text, relative) {
     const offset = offsets[match.index];
     if (insideString(strings, offset)) continue;
     importsV8 ||= V8_MODULE.test(match[2]);
-    if (/^(?:node:)?test$/.test(match[2]) && !TEST_FILE.test(relative)) found.push([offset, "test_framework_internals"]);
+    if (RUNNER_MODULE.test(match[2]) && !TEST_FILE.test(relative)) found.push([offset, "test_framework_internals"]);
   }
   if (importsV8) codeMatches("v8_serialization", v8Serialization(code));
   for (const [start, , value] of strings) {
