@@ -33,7 +33,7 @@ from traj2env_assets_tests.families.qa.sample import sample_reply
 from traj2env_assets_tests.faults.killed_cli import (
     POINT_TIMEOUT_S,
     _cmdline,
-    _descendants,
+    _children,
     leftovers,
     make_workdir,
     run_cli,
@@ -250,7 +250,9 @@ def test_kill_9_of_a_jobs_2_command_kills_its_workers_and_the_rerun_finishes_the
     while _started_runs(work.home) < 2:
         assert cli.poll() is None and time.monotonic() < deadline, (work.root / "cli.log").read_text()[-4000:]
         time.sleep(0.05)
-    workers = [pid for pid in _descendants(cli.pid) if "spawn_main" in _cmdline(pid)]  # not the resource tracker
+    # Its children, not the resource tracker; not a grandchild either (a worker's fork of
+    # Dagster's `tail -F` log capture carries the worker's command line until it execs).
+    workers = [pid for pid in _children(cli.pid) if "spawn_main" in _cmdline(pid)]
     cli.send_signal(signal.SIGKILL)
     cli.wait(timeout=60)
     stopped = time.monotonic() + 30

@@ -99,7 +99,7 @@ def run_cli(work: Workdir) -> float:
 
 
 # How each kill point is recognised, polled every 50 ms:
-def _descendants(pid: int) -> list[int]:
+def _parents() -> dict[int, int]:
     parents: dict[int, int] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -107,6 +107,15 @@ def _descendants(pid: int) -> list[int]:
         except OSError:
             continue
         parents[int(stat.parent.name)] = int(fields[1])
+    return parents
+
+
+def _children(pid: int) -> list[int]:
+    return [child for child, ppid in _parents().items() if ppid == pid]
+
+
+def _descendants(pid: int) -> list[int]:
+    parents = _parents()
     found, frontier = [], [pid]
     while frontier:
         parent = frontier.pop()
