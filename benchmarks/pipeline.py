@@ -102,8 +102,9 @@ def stage_of_step(step_key: str | None) -> str:
     return head
 
 
-def write_config(root: Path, source: Path, families: list[str], limit: int | None) -> Path:
-    """The example config with ``source.path`` DIR, the families, ``jobs`` 1 and the limit."""
+def write_config(root: Path, source: Path, families: list[str], limit: int | None, cheap_only: bool = False) -> Path:
+    """The example config with ``source.path`` DIR, the families, ``jobs`` 1 and the limit;
+    ``cheap_only``: ``propose_only``, so the Docker stages plan no work."""
     import yaml
 
     config = yaml.safe_load((REPO / "examples" / "trajectory-to-env.yaml").read_text(encoding="utf-8"))
@@ -113,6 +114,8 @@ def write_config(root: Path, source: Path, families: list[str], limit: int | Non
     options["jobs"] = 1
     if limit is not None:
         options["limit"] = limit
+    if cheap_only:
+        options["propose_only"] = True
     config["output"].pop("destination", None)
     root.mkdir(parents=True, exist_ok=True)
     path = root / CONFIG_NAME
@@ -458,6 +461,8 @@ def main() -> None:
     parser.add_argument("--families", default="repair", help="comma-separated (default repair)")
     parser.add_argument("--limit", type=int, default=None, help="at most N sessions (the config's limit option)")
     parser.add_argument("--workspace", type=Path, help="kept root for both runs' workspaces (must be new or empty)")
+    parser.add_argument("--cheap-only", action="store_true",
+                        help="propose_only: the Docker stages plan no work (the cheap stages' figures, sooner)")
     arguments = parser.parse_args()
     if not arguments.source.is_dir():
         parser.error(f"{arguments.source} is not a folder")
@@ -472,7 +477,7 @@ def main() -> None:
     # Both runs' instances live under their workspace, never in a DAGSTER_HOME set outside.
     os.environ.pop("DAGSTER_HOME", None)
     try:
-        config = write_config(root, arguments.source, families, arguments.limit)
+        config = write_config(root, arguments.source, families, arguments.limit, arguments.cheap_only)
         print(f"graph run on {arguments.source} ...", flush=True)
         graph = run_graph(config, root / "graph")
         print("core loop ...", flush=True)

@@ -1,4 +1,5 @@
-"""A pool slot is claimed by one process at a time on the CLI's SQLite instance.
+"""The CLI's SQLite event log: a pool slot is claimed by one process at a time, and events
+are written on kept connections without losing any.
 
 Dagster's own SQLite storage lets two processes that claim a one-slot pool at the same
 moment both have it (CI caught two ``llm`` steps of two ``jobs`` 2 workers side by side).
@@ -9,16 +10,21 @@ command makes; exactly one wins each round.
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 import threading
 import time
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
 import pytest
+import sqlalchemy
 import yaml
+from dagster._core.events.log import EventLogEntry
 
 from traj2env_assets.cli import BASE_INSTANCE_CONFIG, dagster_home, dagster_instance, instance_config
-from traj2env_assets.defs.pool_storage import PoolSafeSqliteEventLogStorage
+from traj2env_assets.defs import pool_storage
+from traj2env_assets.defs.pool_storage import OPEN_RUN_SHARDS, PoolSafeSqliteEventLogStorage
 
 POOL = "one_slot"
 WORKERS = 4
@@ -114,3 +120,68 @@ def test_a_new_instance_s_config_appears_only_once_its_databases_are_made(
     assert sorted(path.name for path in home.iterdir() if path.is_file()) == ["dagster.yaml"]
     with dagster_instance(tmp_path) as instance:
         assert instance.get_run_records() == []
+
+
+RUNS = 3 * OPEN_RUN_SHARDS
+EVENTS_PER_RUN = 5
+
+
+def _message(run_id: str, number: int) -> EventLogEntry:
+    return EventLogEntry(
+        error_info=None, level="INFO", user_message=f"event {number}", run_id=run_id, timestamp=time.time(),
+        step_key=None, job_name=None, dagster_event=None,
+    )
+
+
+def _write_then_wait(workspace: Path, written: multiprocessing.Queue) -> None:
+    with dagster_instance(workspace) as instance:
+        for number in range(EVENTS_PER_RUN * RUNS):
+            instance.event_log_storage.store_event(_message(f"run-{number % RUNS}", number))
+        written.put(True)
+        time.sleep(600)  # Killed here, connections open.
+
+
+@pytest.mark.timeout(300)
+def test_events_written_on_kept_connections_survive_a_killed_writer_and_are_read_by_another_process(
+    tmp_path: Path,
+) -> None:
+    dagster_home(tmp_path)
+    context = multiprocessing.get_context("spawn")
+    written = context.Queue()
+    writer = context.Process(target=_write_then_wait, args=(tmp_path, written))
+    writer.start()
+    try:
+        assert written.get(timeout=240)
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.join(timeout=60)
+    with dagster_instance(tmp_path) as instance:
+        for run in range(RUNS):
+            messages = [entry.user_message for entry in instance.all_logs(f"run-{run}")]
+            assert messages == [f"event {number}" for number in range(run, EVENTS_PER_RUN * RUNS, RUNS)]
+
+
+def test_a_shard_s_engine_is_made_once_and_only_the_latest_run_shards_stay_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[str] = []
+    create_engine = sqlalchemy.create_engine
+
+    def counting_engine(url: str, **kwargs: object) -> sqlalchemy.Engine:
+        made.append(url)
+        return create_engine(url, **kwargs)
+
+    with dagster_instance(tmp_path) as instance:
+        storage = instance.event_log_storage
+        assert isinstance(storage, PoolSafeSqliteEventLogStorage)
+        monkeypatch.setattr(pool_storage.sqlalchemy, "create_engine", counting_engine)
+        for number in range(EVENTS_PER_RUN * OPEN_RUN_SHARDS):
+            storage.store_event(_message(f"run-{number % OPEN_RUN_SHARDS}", number))
+        assert len(made) == OPEN_RUN_SHARDS  # One per run shard, not one per event.
+        storage.store_event(_message("one-more-run", 0))
+        open_files = sorted(Path(engine.url.database).stem for engine in storage._engines.values())
+        assert open_files == sorted(["one-more-run", *(f"run-{n}" for n in range(1, OPEN_RUN_SHARDS))])
+        with create_engine(f"sqlite:///{storage.path_for_shard('run-0')}").connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        with storage.run_connection("run-1") as connection:
+            assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
