@@ -61,3 +61,20 @@ def test_pipeline_benchmark_prints_every_cheap_stage(tmp_path: Path) -> None:
         assert int(rows[stage][0]) >= 1 and int(rows[stage][5]) >= 1, f"{stage}: no step or no event: {rows[stage]}"
     assert "sessions: 3 registered" in completed.stdout
     assert re.search(r"import traj2env_assets\.cli: wall \d+\.\d+ s, CPU \d+\.\d+ s", completed.stdout)
+
+
+def test_make_run_counts_trial_time_beside_another_run_s_builds_once() -> None:
+    spec = importlib.util.spec_from_file_location("benchmark_make_run", BENCHMARKS[0].parent / "make_run.py")
+    assert spec is not None and spec.loader is not None
+    make_run = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = make_run
+    try:
+        spec.loader.exec_module(make_run)
+    finally:
+        del sys.modules[spec.name]
+    builds = [("a", (0.0, 10.0)), ("b", (20.0, 30.0))]
+    # a's trials 22-25 and 24-28 beside b's build: 6 s, counted once; b's 5-8 beside a's build:
+    # 3 s; a's own 5-9 (its own run's build) and b's 40-50 beside nothing.
+    trials = [("a", (22.0, 25.0)), ("a", (24.0, 28.0)), ("b", (5.0, 8.0)), ("a", (5.0, 9.0)), ("b", (40.0, 50.0))]
+    assert make_run.overlap_seconds(builds, trials) == 9.0
+    assert make_run._union_length([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)]) == 13.0
