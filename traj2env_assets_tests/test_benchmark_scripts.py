@@ -78,3 +78,117 @@ def test_make_run_counts_trial_time_beside_another_run_s_builds_once() -> None:
     trials = [("a", (22.0, 25.0)), ("a", (24.0, 28.0)), ("b", (5.0, 8.0)), ("a", (5.0, 9.0)), ("b", (40.0, 50.0))]
     assert make_run.overlap_seconds(builds, trials) == 9.0
     assert make_run._union_length([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)]) == 13.0
+
+
+def _load_benchmark(name: str):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined(tmp_path: Path) -> None:
+    """benchmarks/scale.py's generator: N sessions are N inputs (own content, own session id,
+    own partition key); the quiet ones give no family a candidate past mining; each yielding
+    one gives live candidates that are new work (no duplicate_of an earlier copy)."""
+    import hashlib
+    from fractions import Fraction
+
+    from traj2env_assets.families.registry import implemented_names, selected_families
+    from traj2env_assets.formats.stage import convert_partition
+    from traj2env_assets.lifecycle.mining import mine_partition
+    from traj2env_assets.lifecycle.status import partition_statuses
+    from traj2env_assets.replay import replay_partition
+    from traj2env_assets.scan_gate import scan_partition
+    from traj2env_assets.sources import load_registry, register_sources
+    from traj2env_assets.workspace import Workspace
+
+    scale = _load_benchmark("scale")
+    try:
+        one_in_100 = Fraction(1, 100)
+        assert [sum(scale.yields_at(i, one_in_100) for i in range(n)) for n in (3, 100, 500, 1000)] == [0, 1, 5, 10]
+        families = implemented_names()
+        shapes = scale.sample_shapes(families)
+        assert {shape.sample.parent.name for shape in shapes.quiet} == {"atif", "claude-code", "codex", "pi"}
+        assert len(shapes.yielding) == 12
+        count = 40
+        sessions = scale.generate_sessions(tmp_path / "sessions", count, shapes, mine_share=0.3)
+    finally:
+        del sys.modules["benchmark_scale"]
+    assert len(sessions) == count and sum(s.yields for s in sessions) == 12  # floor(40 * 0.3)
+    assert len({hashlib.sha256(s.path.read_bytes()).hexdigest() for s in sessions}) == count
+    assert len({s.session_id for s in sessions}) == count
+    assert not any(str(s.path).startswith(str(scale.REPO)) for s in sessions)
+
+    space = Workspace(root=tmp_path / "workspace")
+    registration = register_sources(space, tmp_path / "sessions")
+    assert registration.rejected == [] and len(registration.new) == count
+    sources = load_registry(space).sources
+    by_path = {str(s.path.resolve()): s for s in sessions}
+    # Each file is keyed by its own new session id: no key needed a content hash to stay apart.
+    assert sorted(registration.new) == sorted(f"{sources[k].format}-{by_path[sources[k].path].session_id}"
+                                              for k in registration.new)
+    work_keys: list[str] = []
+    for key in registration.new:
+        session = by_path[sources[key].path]
+        assert convert_partition(space, key).status == "converted", session.shape.name
+        scan_partition(space, key)
+        assert replay_partition(space, key).outcome.status == "replayed", session.shape.name
+        statuses = []
+        for family in selected_families(families):
+            mine_partition(space, family, key)
+            statuses += partition_statuses(space, family.name, key)
+        live = [status for status in statuses if status.drop is None]
+        if session.yields:
+            assert live, f"{session.shape.name}: no live candidate"
+            assert all(status.drop.reason != "duplicate_of" for status in statuses if status.drop), session.shape.name
+            work_keys += [status.work_key or "" for status in live]
+        else:
+            assert live == [], f"{session.shape.name} ({session.shape.cut}): {[s.task_id for s in live]}"
+    assert len(work_keys) == len(set(work_keys)) >= 12
+
+
+def test_scale_benchmark_prints_a_row_per_count(tmp_path: Path) -> None:
+    """benchmarks/scale.py --counts 3,6 --families repair: a row per count, every figure a
+    number, every generated session registered, nothing mined past mining (no Docker work)."""
+    import json
+    import os
+    import re
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[1]
+    keep = tmp_path / "scale"
+    environment = {key: value for key, value in os.environ.items() if key != "DAGSTER_HOME"}
+    completed = subprocess.run(
+        [sys.executable, str(repo / "benchmarks" / "scale.py"), "--counts", "6,3", "--families", "repair",
+         "--keep", str(keep)],
+        cwd=repo, env=environment, capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    rows = {}
+    for line in completed.stdout.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("│").split("│")]
+        if len(cells) == 19 and cells[0].isdigit():
+            rows[int(cells[0])] = cells
+    assert list(rows) == [3, 6], completed.stdout  # each count once, smallest first
+    number = re.compile(r"^-?\d+(\.\d+)?$")
+    for count, cells in rows.items():
+        # sessions, yielding, registered, candidates, past mining, published, wall, s/session, +s/session, CPU,
+        # peak RSS, tree RSS, event log MiB, runs DB MiB, KiB/session, +KiB/session, events, events/session, runs
+        assert all(number.match(cell) for i, cell in enumerate(cells) if not (count == 3 and i in (8, 15))), cells
+        assert cells[1] == "0" and int(cells[2]) == count, cells  # every generated session registered
+        assert cells[4] == "0" and cells[5] == "0", cells  # nothing past mining: no Docker stage did work
+        assert float(cells[6]) > 0 and float(cells[9]) > 0 and float(cells[10]) > 50, cells
+        assert float(cells[12]) > 0 and int(cells[16]) > 0 and int(cells[18]) >= 2, cells  # a batch run + the report
+        run = json.loads((keep / f"count-{count}" / "run.json").read_text())
+        assert run["registered"] == run["inputs"] == count and run["maxrss_kib"] > 50 * 1024
+        files = sorted((keep / f"count-{count}" / "sessions").rglob("*.json*"))
+        assert len(files) == count and len({path.read_bytes() for path in files}) == count
+    assert int(rows[6][16]) > int(rows[3][16]), "three more sessions wrote no more events"
+    assert re.search(r"verdict: peak RSS (FLAT|NOT FLAT): \d+\.\d MiB at 3 sessions, \d+\.\d MiB at 6 \([+-]\d+\.\d%",
+                     completed.stdout), completed.stdout
+    assert re.search(r"tree RSS within the 6-session run when its replay stage had reached N sessions: "
+                     r"\d+\.\d MiB at 3, \d+\.\d MiB at 6 \(end of run: \d+\.\d MiB\)", completed.stdout), completed.stdout
