@@ -15,17 +15,19 @@ The sessions (:func:`sample_shapes`, :func:`generate_sessions`):
 
 - most have nothing to mine ("quiet"). Per sample, the longest of three shapes that no
   selected family takes a candidate past mining from: the whole log; the log cut before
-  its first shell command (the agent wrote files but never ran a check); its prompt and
-  first reply (cut before its first tool call). Which ones qualify is found by running
-  the cheap stages' core functions on every shape once (seconds, no Docker): a family
-  that mines nothing, or drops its candidate at mining for the content's own sake
-  (``not_python``, ``fix_changes_check_config``...), leaves a shape quiet; a live
-  candidate, or one that is only a ``duplicate_of`` another copy, does not. With every
-  family, build takes any session that creates a Python project, so the quiet shapes
-  are the Node samples (cut, or config-cheat whole) and the Python samples' prompt and
-  first reply; with ``--families repair`` most are whole sessions. The shapes line
-  printed first says which. The quiet sessions take the shapes in turn, scenario by
-  scenario, each in all four formats, so every parser does its share.
+  its first shell command (the agent wrote files but never ran a check); the log cut
+  before its first tool call (the prompt, and the agent's first words where a record of
+  their own holds them: a session that ends before any work). Which ones qualify is
+  found by running the cheap stages' core functions on every shape once (seconds, no
+  Docker): a family that mines nothing, or drops its candidate at mining for the
+  content's own sake (``not_python``, ``fix_changes_check_config``...), leaves a shape
+  quiet; a live candidate, or one that is only a ``duplicate_of`` another copy, does
+  not. With every family, build takes any session that creates a Python project, so
+  the quiet shapes are the Node samples (cut, or config-cheat whole) and the Python
+  samples cut before their first tool call; with ``--families repair`` most are whole
+  sessions. The shapes line printed first says which. The quiet sessions take the
+  shapes in turn, scenario by scenario, each in all four formats, so every parser does
+  its share.
 - a share (``--mine-share``, default 1 %: session i is one when ``floor((i+1)*share)``
   steps up there, so N=100 has 1, 500 has 5, 1,000 has 10, and a smaller N's sessions
   are the first of a larger N's) is a whole sample that yields candidates:
@@ -118,7 +120,7 @@ _CWD = re.compile(r'"cwd"\s*:\s*"([^"]+)"')
 
 # --- The sessions --------------------------------------------------------------------------
 
-WHOLE, NO_COMMAND, NO_TOOL = "whole", "cut before its first command", "prompt and first reply"
+WHOLE, NO_COMMAND, NO_TOOL = "whole", "cut before its first command", "cut before its first tool call"
 # Drop reasons that do not make a session quiet: the candidate would go on were it the
 # only copy of its work.
 NOT_QUIET = (None, "duplicate_of")
@@ -237,8 +239,8 @@ def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | N
 
 
 def sample_shapes(families: list[str]) -> Shapes:
-    """The quiet shapes: per sample, the longest of whole, cut before its first command,
-    and its prompt and first reply (cut before its first tool call) that no family in
+    """The quiet shapes: per sample, the longest of whole, cut before its first command and
+    cut before its first tool call that no family in
     ``families`` takes a candidate past mining from (none mined, or every one dropped for
     a reason of its own content). The yielding shapes: the YIELDING_SCENARIOS samples,
     whole, that give at least one candidate past mining (or one that is only a

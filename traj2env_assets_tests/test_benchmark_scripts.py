@@ -151,6 +151,7 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     assert len(work_keys) == len(set(work_keys)) >= 12
 
 
+@pytest.mark.slow
 def test_scale_benchmark_prints_a_row_per_count(tmp_path: Path) -> None:
     """benchmarks/scale.py --counts 3,6 --families repair: a row per count, every figure a
     number, every generated session registered, nothing mined past mining (no Docker work)."""
