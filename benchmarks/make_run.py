@@ -6,7 +6,7 @@ Each side runs ``traj2env generate --config <config> --workspace W`` from its ow
 checkout (the baseline in a temporary ``git worktree``, both on this checkout's
 virtualenv and its compiled bytecode, with ``PYTHONPATH`` naming the side's checkout), so the same sessions and
 config go through each side's code. Cold: before each side's first run, every task image
-(label ``traj2env.role=task-image``) and Docker's build cache are removed and W is a new
+(role label ``task-image``) and Docker's build cache are removed and W is a new
 folder; the base images stay (``make setup`` builds them, not the run). Warm: the same
 command again on the same W. The baseline runs first, then this checkout: one pair, as
 ``make run`` takes minutes. Wall is a monotonic clock around the command; CPU is the
@@ -37,10 +37,11 @@ from rich.console import Console
 from rich.table import Table
 
 from traj2env_assets.cli import INSTANCE_DIR
+from traj2env_assets.docker_engine.labels import ROLE_LABEL
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = REPO / ".venv" / "bin" / "python"
-TASK_IMAGE_FILTER = {"label": "traj2env.role=task-image"}
+TASK_IMAGE_FILTER = {"label": f"{ROLE_LABEL}=task-image"}
 
 
 @dataclass(frozen=True)

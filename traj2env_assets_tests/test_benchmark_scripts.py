@@ -12,16 +12,22 @@ import pytest
 BENCHMARKS = sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("*.py"))
 
 
-@pytest.mark.parametrize("script", BENCHMARKS, ids=[path.stem for path in BENCHMARKS])
-def test_benchmark_script_imports(script: Path) -> None:
-    spec = importlib.util.spec_from_file_location(f"benchmark_{script.stem}", script)
+def _load_benchmark(name: str):
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", script)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the script loads
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("script", BENCHMARKS, ids=[path.stem for path in BENCHMARKS])
+def test_benchmark_script_imports(script: Path) -> None:
     try:
-        spec.loader.exec_module(module)
+        module = _load_benchmark(script.stem)
     finally:
-        del sys.modules[spec.name]
+        sys.modules.pop(f"benchmark_{script.stem}", None)
     assert callable(getattr(module, "main", None)), f"{script.name} has no main()"
 
 
@@ -64,30 +70,13 @@ def test_pipeline_benchmark_prints_every_cheap_stage(tmp_path: Path) -> None:
 
 
 def test_make_run_counts_trial_time_beside_another_run_s_builds_once() -> None:
-    spec = importlib.util.spec_from_file_location("benchmark_make_run", BENCHMARKS[0].parent / "make_run.py")
-    assert spec is not None and spec.loader is not None
-    make_run = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = make_run
-    try:
-        spec.loader.exec_module(make_run)
-    finally:
-        del sys.modules[spec.name]
+    make_run = _load_benchmark("make_run")
     builds = [("a", (0.0, 10.0)), ("b", (20.0, 30.0))]
     # a's trials 22-25 and 24-28 beside b's build: 6 s, counted once; b's 5-8 beside a's build:
     # 3 s; a's own 5-9 (its own run's build) and b's 40-50 beside nothing.
     trials = [("a", (22.0, 25.0)), ("a", (24.0, 28.0)), ("b", (5.0, 8.0)), ("a", (5.0, 9.0)), ("b", (40.0, 50.0))]
     assert make_run.overlap_seconds(builds, trials) == 9.0
     assert make_run._union_length([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)]) == 13.0
-
-
-def _load_benchmark(name: str):
-    script = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined(tmp_path: Path) -> None:
