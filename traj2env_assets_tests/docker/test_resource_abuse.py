@@ -4,6 +4,8 @@ and a gigabyte of output each end bounded, and the outcome says which limit stop
 from __future__ import annotations
 
 import resource
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -11,6 +13,7 @@ import docker
 import pytest
 from docker.models.containers import Container
 
+from traj2env_assets.docker_engine import sandbox as sandbox_module
 from traj2env_assets.docker_engine.prune import leftovers
 from traj2env_assets.docker_engine.sandbox import (
     OUTPUT_LIMIT_BYTES,
@@ -85,3 +88,27 @@ def test_a_gigabyte_of_output_is_cut_at_the_output_limit_with_a_bounded_tail(box
     assert outcome.output_tail == "x" * OUTPUT_TAIL_CHARS
     # ru_maxrss is in KiB: the host process did not hold the output.
     assert peak_after - peak_before < 100 * 1024
+
+
+def test_an_exec_does_not_wait_for_a_slow_measurement_and_a_late_answer_stops_nothing(
+    box: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The engine's size answer can take seconds (a walk of the whole filesystem on
+    # fuse-overlayfs): here it takes 8 s and says the limit was passed, after the run ended.
+    answered = threading.Event()
+
+    def slow_over_the_limit(container: Container) -> int:
+        time.sleep(8)
+        answered.set()
+        return LIMITS.disk_bytes + 1
+
+    monkeypatch.setattr(sandbox_module, "written_bytes", slow_over_the_limit)
+    started = time.monotonic()
+    outcome = exec_with_deadline(box, "sleep 6", timeout_s=60, disk_bytes=LIMITS.disk_bytes)
+    assert time.monotonic() - started < 6 + 4  # not 5 + 8: the measurement is not waited for
+    assert outcome.exit_code == 0 and outcome.stopped_by is None
+    assert answered.wait(30)
+    time.sleep(1)
+    box.reload()
+    assert box.status == "running"
+    assert exec_with_deadline(box, "true", timeout_s=10).exit_code == 0
