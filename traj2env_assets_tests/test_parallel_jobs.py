@@ -32,8 +32,8 @@ from traj2env_assets.llm.ledger import LEDGER_DIR, SpendLedgerFile
 from traj2env_assets_tests.families.qa.sample import sample_reply
 from traj2env_assets_tests.faults.killed_cli import (
     POINT_TIMEOUT_S,
-    _cmdline,
     _children,
+    _cmdline,
     leftovers,
     make_workdir,
     run_cli,

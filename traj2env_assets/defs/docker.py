@@ -16,7 +16,6 @@ from __future__ import annotations
 import dagster as dg
 
 from traj2env_assets.defs.materialize import Metadata
-
 from traj2env_assets.defs.pools import DOCKER_BUILD_POOL
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.run_liveness import RUN_LOCK_TAG

@@ -19,11 +19,11 @@ from packaging.utils import canonicalize_name
 from pydantic import BaseModel, Field
 
 from traj2env_assets.dependencies.declared import declared_requirements
+from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.dependencies.wheelhouse import (
     DependencyResolutionError,
     build_wheelhouse,
 )
-from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
 
 IMAGE_WHEELS = "/tmp/traj2env-wheels"

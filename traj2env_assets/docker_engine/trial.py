@@ -38,7 +38,6 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
-from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
 from traj2env_assets.docker_engine.sandbox import (
     ContainerLimits,
     ExecOutcome,
@@ -52,6 +51,7 @@ from traj2env_assets.docker_engine.sandbox import (
     start_container,
 )
 from traj2env_assets.docker_engine.verifier import run_verifier
+from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
 
 RUN_LABEL = "traj2env.trial_run"
 PROJECT_SUBMISSION = WORKSPACE

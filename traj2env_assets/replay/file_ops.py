@@ -10,9 +10,9 @@ import fnmatch
 import posixpath
 
 from traj2env_assets.replay.apply_patch import AddFile, DeleteFile, PatchError, UpdateFile, apply_update, parse_patch
-from traj2env_assets.replay.read_pieces import redaction_marker
 from traj2env_assets.replay.content_store import Unchanged
 from traj2env_assets.replay.models import FileAction
+from traj2env_assets.replay.read_pieces import redaction_marker
 from traj2env_assets.replay.shell_effects import (
     FileOp,
     LoseAll,

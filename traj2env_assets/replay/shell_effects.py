@@ -493,7 +493,7 @@ class _CommandReader:
             return
         if _git_leaves_work_tree(sub, rest_text):
             return
-        if sub in ("checkout", "restore") and "--" in rest_text or sub == "restore":
+        if (sub in ("checkout", "restore") and "--" in rest_text) or sub == "restore":
             if "--" in rest_text:
                 paths = rest[rest_text.index("--") + 1 :]
             else:

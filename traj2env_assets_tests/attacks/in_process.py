@@ -26,7 +26,6 @@ from traj2env_assets_tests.attacks.model import (
     submit,
 )
 
-
 # --- in-process report forgery -------------------------------------------------------------
 
 _TESTREPORT_WORKSPACE_ONLY = """

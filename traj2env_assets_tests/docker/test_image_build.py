@@ -10,8 +10,8 @@ import pytest
 from traj2env_assets.docker_engine.connection import engine_platform
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import (
-    BuiltImage,
     IMAGE_BUILD_FAILED,
+    BuiltImage,
     ImageBuildFailedError,
     build_image,
     context_hash,

@@ -12,9 +12,9 @@ from traj2env_assets.docker_engine.controls import (
     DEFAULT_CONTROLS,
     AgentAction,
     Control,
+    EditTestsControl,
     ForgeRewardControl,
     PytestHookControl,
-    EditTestsControl,
 )
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL

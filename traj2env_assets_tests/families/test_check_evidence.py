@@ -168,7 +168,7 @@ def _judged_with_reference(failing_ids: list[str], reference_output: str):
     candidate = RepairCandidate(
         task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=2,
         failing_ids=failing_ids, failure_output=failure, fix_hash="abc",
-        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+        project_files=dict.fromkeys(("test_calc.py", "test_data.py"), "from calc import add\n"),
     )
     before = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=failure, seconds=1.0)
     after = ProbeResult(name=REFERENCE_PROBE, exit_code=1, timed_out=False, output_tail=reference_output, seconds=1.0)
@@ -216,7 +216,7 @@ def test_a_failure_before_the_fix_that_the_reference_fails_too_does_not_make_the
     candidate = RepairCandidate(
         task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=1,
         failing_ids=["test_calc.py::test_add"], failure_output=FAILURE, fix_hash="abc",
-        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+        project_files=dict.fromkeys(("test_calc.py", "test_data.py"), "from calc import add\n"),
     )
     before = ProbeResult(
         name=CHECK_PROBE, exit_code=1, timed_out=False, seconds=1.0,

@@ -66,12 +66,12 @@ def test_every_positive_sample_becomes_one_task_and_negatives_are_dropped(exampl
     report = example_run.first
     families = _by_family(report)
     repair = families["repair"]
-    assert Counter(c["stem"] for c in repair if c["kept"]) == {stem: 1 for stem in REPAIR_POSITIVE}
+    assert Counter(c["stem"] for c in repair if c["kept"]) == dict.fromkeys(REPAIR_POSITIVE, 1)
     assert Counter(c["reason"] for c in repair if not c["kept"]) == {
         "fix_changes_check_config": 8, "fix_changes_only_tests": 4, "duplicate_of": 3 * len(REPAIR_POSITIVE),
     }
     build = families["build"]
-    assert Counter(c["stem"] for c in build if c["kept"]) == {stem: 1 for stem in BUILD_POSITIVE}
+    assert Counter(c["stem"] for c in build if c["kept"]) == dict.fromkeys(BUILD_POSITIVE, 1)
     for stem, reason in BUILD_DROPPED.items():
         assert set(_reasons(build, stem)) == {reason}, stem
     extend = families["extend"]

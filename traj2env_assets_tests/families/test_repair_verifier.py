@@ -12,8 +12,8 @@ from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets_tests.families.controls import SubmitFiles
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
+from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = pytest.mark.docker
 

@@ -18,8 +18,8 @@ import pytest
 
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.definitions import build_definitions
-from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.docker import DockerEngineResource
+from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, LlmResource
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets_tests.harbor.tamper import NODE_SCRIPT, PYTHON_SCRIPT, command, rules, run_check, run_on_dirs, write_tree
+from traj2env_assets_tests.harbor.tamper import (
+    NODE_SCRIPT,
+    PYTHON_SCRIPT,
+    command,
+    rules,
+    run_check,
+    run_on_dirs,
+    write_tree,
+)
 
 
 @dataclass(frozen=True)

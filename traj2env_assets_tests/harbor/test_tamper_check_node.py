@@ -76,7 +76,7 @@ def test_rule_fires_on_attack_and_not_on_benign_twin(rule: str, attack: str, ben
 
 def test_node_test_is_allowed_in_test_files_only(tmp_path: Path) -> None:
     source = "const test = require('node:test');\n"
-    files = {name: source for name in ("test/a.js", "tests/b.mjs", "src/c.test.js", "src/d.spec.ts", "src/__tests__/e.js", "src/latest.js")}
+    files = dict.fromkeys(("test/a.js", "tests/b.mjs", "src/c.test.js", "src/d.spec.ts", "src/__tests__/e.js", "src/latest.js"), source)
     assert rules(run_check(NODE_SCRIPT, tmp_path, {}, files)) == {("src/latest.js", "test_framework_internals")}
 
 
@@ -111,7 +111,7 @@ def test_every_source_extension_is_scanned_and_others_are_not(tmp_path: Path) ->
     attack = "process.on('exit', f);\n"
     names = ["a.js", "a.mjs", "a.cjs", "a.jsx", "a.ts", "a.mts", "a.cts", "a.tsx"]
     skipped = ["a.json", "a.d", "node_modules/x/a.js", ".git/a.js", "README.md"]
-    report = run_check(NODE_SCRIPT, tmp_path, {}, {name: attack for name in names + skipped})
+    report = run_check(NODE_SCRIPT, tmp_path, {}, dict.fromkeys(names + skipped, attack))
     assert rules(report) == {(name, "exit_handler") for name in names}
 
 

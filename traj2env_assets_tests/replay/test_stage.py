@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
 from traj2env_assets.scan_gate import ScanVerdict

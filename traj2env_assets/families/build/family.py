@@ -43,7 +43,14 @@ from traj2env_assets.families.contract import (
     TaskSource,
 )
 from traj2env_assets.harbor.task_spec import TaskSpec
-from traj2env_assets.mutation import Calibration, Mutant, calibration_probe, generate_mutants, kill_rate, parse_calibration
+from traj2env_assets.mutation import (
+    Calibration,
+    Mutant,
+    calibration_probe,
+    generate_mutants,
+    kill_rate,
+    parse_calibration,
+)
 from traj2env_assets.quality.effort import EffortWindow
 
 CALIBRATION_PROBE = "calibration"

@@ -26,8 +26,8 @@ from traj2env_assets.families.qa.controls import QA_CONTROLS
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
 from traj2env_assets_tests.families.qa.fake_hub import FakeHub, sample_hub
 from traj2env_assets_tests.families.qa.sample import sample_reply
-from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
+from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -30,12 +30,12 @@ def _dataset(hub: FakeHub) -> list[str]:
 @pytest.mark.parametrize(
     ("moment", "commit_index", "value"),
     [
-        (datetime(2026, 1, 10, 9, 0, tzinfo=timezone.utc), 0, 1.0),  # made at that very moment
-        (datetime(2026, 2, 20, 15, 29, tzinfo=timezone.utc), 0, 1.0),
-        (datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc), 1, 2.0),
+        (datetime(2026, 1, 10, 9, 0, tzinfo=UTC), 0, 1.0),  # made at that very moment
+        (datetime(2026, 2, 20, 15, 29, tzinfo=UTC), 0, 1.0),
+        (datetime(2026, 3, 1, 10, 0, tzinfo=UTC), 1, 2.0),
         # 2026-02-20T16:00+02:00 is 14:00 UTC, before the second commit.
         (datetime.fromisoformat("2026-02-20T16:00:00+02:00"), 0, 1.0),
-        (datetime(2027, 1, 1, tzinfo=timezone.utc), 2, 3.0),
+        (datetime(2027, 1, 1, tzinfo=UTC), 2, 3.0),
     ],
 )
 def test_fake_hub_pins_the_commit_current_at_the_trajectory_moment(
@@ -51,7 +51,7 @@ def test_fake_hub_pins_the_commit_current_at_the_trajectory_moment(
 
 def test_fake_hub_pin_is_reused_without_the_network(fake_hub: FakeHub, tmp_path: Path) -> None:
     _dataset(fake_hub)
-    moment = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    moment = datetime(2026, 3, 1, tzinfo=UTC)
     first = pin_input(TRAIN, moment, tmp_path)
     fake_hub.requests.clear()
     assert pin_input(TRAIN, moment, tmp_path) == first
@@ -61,13 +61,13 @@ def test_fake_hub_pin_is_reused_without_the_network(fake_hub: FakeHub, tmp_path:
 @pytest.mark.parametrize(
     ("item", "moment", "detail"),
     [
-        (QaInput(repo_id="acme/missing", path="data/train.parquet"), datetime(2026, 3, 1, tzinfo=timezone.utc),
+        (QaInput(repo_id="acme/missing", path="data/train.parquet"), datetime(2026, 3, 1, tzinfo=UTC),
          "no commit list"),
-        (TRAIN, datetime(2025, 12, 31, tzinfo=timezone.utc), "no commit at or before"),
+        (TRAIN, datetime(2025, 12, 31, tzinfo=UTC), "no commit at or before"),
         # The file exists on the hub, but only from a commit after the trajectory.
-        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=timezone.utc),
+        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=UTC),
          "EntryNotFound"),
-        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=timezone.utc),
+        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=UTC),
          "EntryNotFound"),
     ],
 )
@@ -86,5 +86,5 @@ def test_an_unreachable_hub_is_input_not_resolvable(monkeypatch: pytest.MonkeyPa
     hub.stop()  # nothing listens on that port any more
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
     with pytest.raises(CandidateRejected) as rejected:
-        pin_input(TRAIN, datetime(2026, 3, 1, tzinfo=timezone.utc), tmp_path)
+        pin_input(TRAIN, datetime(2026, 3, 1, tzinfo=UTC), tmp_path)
     assert rejected.value.drop.reason == "input_not_resolvable"
