@@ -39,7 +39,7 @@ def main() -> int:
                 before = time.process_time()
                 try:
                     run_target(TARGETS[name], ROUND_EXAMPLES, seed=seed)
-                except Exception as exc:  # the crash hypothesis found, after shrinking
+                except Exception as exc:  # noqa: BLE001 - the crash hypothesis found, after shrinking
                     traceback.print_exc()
                     print(f"CRASH in {name} (seed {seed}): {type(exc).__name__}: {exc}", file=sys.stderr)
                     return 1

@@ -111,7 +111,7 @@ def print_table(rows: list[tuple[str, str, TrialResult]]) -> None:
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1])
     failures = [(s, t, r) for s, t, r in rows if r.reward != r.expected_reward]
     honest = [r for _s, _t, r in rows if r.control.startswith("honest:")]
     print(f"\nhonest solutions at full reward: {sum(r.reward == 1.0 for r in honest)}/{len(honest)}")

@@ -27,6 +27,7 @@ submission must not be able to stall it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import subprocess
@@ -117,7 +118,7 @@ def sample_comparisons(work: Path) -> Iterator[Comparison]:
         states = sorted(state for state in project.iterdir() if state.is_dir())
         for state in states:
             yield Comparison(f"{project.name}/{state.name} as new", empty, state)
-        for before, after in zip(states, states[1:]):
+        for before, after in itertools.pairwise(states):
             yield Comparison(f"{project.name} {before.name} -> {after.name}", before, after)
 
 

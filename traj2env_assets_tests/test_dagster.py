@@ -215,7 +215,7 @@ def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path
 
 
 def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:
-    source, instance, resources = sensor_setup
+    _source, instance, resources = sensor_setup
     _tick(instance, resources, None)
     slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
              for pool in pool_limits(resources["pipeline"].options())}

@@ -28,9 +28,13 @@ def _imported_roots(path: Path) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.level > 0 and node.module:
-            if node.module.split(".")[0] in {"defs", "definitions", "cli"}:
-                roots.add("traj2env_assets.defs")
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level > 0
+            and node.module
+            and node.module.split(".")[0] in {"defs", "definitions", "cli"}
+        ):
+            roots.add("traj2env_assets.defs")
     return roots
 
 

@@ -161,9 +161,7 @@ def test_jobs_2_runs_two_batches_at_once_within_the_pools_and_reports_as_jobs_1(
         first, second, *rerun = _pipeline_runs(instance)
         # ... and is two runs of its own, after the two batches of the first command.
         assert len(rerun) == 2
-        assert {run.dagster_run.tags.get("dagster/partition") for run in (first, second)} == {
-            key for key in instance.get_dynamic_partitions("trajectories")
-        }
+        assert {run.dagster_run.tags.get("dagster/partition") for run in (first, second)} == set(instance.get_dynamic_partitions("trajectories"))
         # Both batches ran at once: each started before the other ended.
         assert first.start_time is not None and second.start_time is not None
         assert first.end_time is not None and second.end_time is not None

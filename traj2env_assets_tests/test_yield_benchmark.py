@@ -64,11 +64,11 @@ def test_funnel_reasons_and_fidelity_from_a_report(tmp_path: Path) -> None:
         ("", "conversion", "unrecognised_format"),
         ("", "input", "not_a_regular_file"),
     }
-    rows = [list(row) for row in zip(*(column.cells for column in benchmark.funnel_table(report, ["repair"]).columns))]
+    rows = [list(row) for row in zip(*(column.cells for column in benchmark.funnel_table(report, ["repair"]).columns), strict=True)]
     assert rows[0] == ["candidates", "4"]
     assert dict(rows[1:]) == {"mining": "3", "proposal": "3", "image": "3", "calibration": "1", "trials": "1", "publish": "1"}
     fidelity = benchmark.fidelity_table(report.inputs)
-    figures = dict(zip(fidelity.columns[0].cells, fidelity.columns[1].cells))
+    figures = dict(zip(fidelity.columns[0].cells, fidelity.columns[1].cells, strict=True))
     assert figures == {"edits_failed: file_unknown": "3", "files_lost": "2"}
 
 

@@ -379,7 +379,7 @@ def _cd(directory: str, target: str, root: str | None) -> str:
     if root and target.startswith("/"):
         relative = posixpath.relpath(posixpath.normpath(target), root.rstrip("/") or "/")
         return directory if relative.startswith("..") else ("" if relative == "." else relative)
-    if target.startswith("/") or target.startswith("~") or "$" in target:
+    if target.startswith(("/", "~")) or "$" in target:
         return directory
     joined = posixpath.normpath(posixpath.join(directory or ".", target))
     return "" if joined == "." else joined

@@ -38,7 +38,7 @@ class DockerEngineResource(dg.ConfigurableResource):
     agent_timeout_s: float = 600
     verifier_timeout_s: float = 600
     debian_mirror: str = DEBIAN_MIRROR
-    container_labels: dict[str, str] = {}
+    container_labels: dict[str, str] = {}  # noqa: RUF012 - a pydantic field: each instance gets a copy
 
     def engine(self, run: dg.DagsterRun | None = None) -> DockerEngine:
         """The engine; given the run its containers work for, they carry its labels."""

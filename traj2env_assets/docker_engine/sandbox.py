@@ -18,6 +18,7 @@ the ``fsize`` rlimit). :class:`ExecOutcome` says which limit stopped the run.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import tarfile
@@ -271,10 +272,8 @@ def exec_with_deadline(
 
 
 def kill_quietly(container: Container) -> None:
-    try:
+    with contextlib.suppress(APIError):
         container.kill()
-    except APIError:
-        pass
 
 
 def put_files(container: Container, files: Mapping[str, bytes], *, mode: int = 0o644) -> None:
@@ -299,7 +298,7 @@ def put_directory(container: Container, source: Path, destination: str) -> None:
 def copy_out(container: Container, path: str) -> IO[bytes]:
     """The tar stream of ``path`` (its basename at the top), spooled to disk when large."""
     stream, _ = container.get_archive(path)
-    spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+    spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - returned open
     for chunk in stream:
         spool.write(chunk)
     spool.seek(0)
@@ -318,7 +317,7 @@ def sanitized(archive: IO[bytes]) -> IO[bytes]:
         members = source.getmembers()
         symlinks = {_normal(member.name): member.linkname for member in members if member.issym()}
         regular = {_normal(member.name) for member in members if member.isfile()}
-        clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+        clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - returned open
         with tarfile.open(fileobj=clean, mode="w") as target:
             for member in members:
                 if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):

@@ -233,7 +233,7 @@ def _verifier_phase(
 
 
 def _empty_tar() -> IO[bytes]:
-    archive = tempfile.SpooledTemporaryFile()
+    archive = tempfile.SpooledTemporaryFile()  # noqa: SIM115 - returned open
     tarfile.open(fileobj=archive, mode="w").close()
     archive.seek(0)
     return archive

@@ -109,7 +109,7 @@ def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
         match = _PROCESS_EXIT.search(text) or _EXIT_HEADER.search(text)
         if match:
             extra["exit_code"] = int(match.group(1))
-    if text.startswith("apply_patch verification failed") or text.startswith("Failed to apply patch"):
+    if text.startswith(("apply_patch verification failed", "Failed to apply patch")):
         extra["is_error"] = True
     elif "exit_code" in extra:
         extra["is_error"] = extra["exit_code"] != 0

@@ -211,14 +211,14 @@ def replay_partition(
                 outcome.reason = "invalid_trajectory"
                 outcome.detail = str(error)[:2000]
                 _empty(staging)
-            except Exception as error:  # one trajectory must not fail a batch run
+            except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch run
                 outcome.reason = "replay_error"
                 outcome.detail = f"{type(error).__name__}: {error}"[:2000]
                 _empty(staging)
             else:
                 try:
                     write_record(result, staging)
-                except Exception as error:  # one trajectory must not fail a batch run
+                except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch run
                     outcome.reason = "replay_error"
                     outcome.detail = f"{type(error).__name__}: {error}"[:2000]
                     _empty(staging)

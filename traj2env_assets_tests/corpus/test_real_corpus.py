@@ -408,7 +408,7 @@ def test_pi_check_is_mined_and_dropped_for_its_dependencies(
         "fix_files_lost",
     ]
     assert "packages/coding-agent/src/session-manager.ts" in candidates[2].drop.detail
-    with pytest.raises(DependenciesNotInstallable, match="package.json"):
+    with pytest.raises(DependenciesNotInstallable, match=r"package\.json"):
         repair_task_spec(
             candidates[0].candidate,
             source_trace="pi-mono",

@@ -5,6 +5,7 @@ doing it again works."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -74,10 +75,8 @@ class SocketProxy:
         self._server.close()
         with self._lock:
             for connection in self._open:
-                try:
+                with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 connection.close()
 
 

@@ -127,7 +127,7 @@ def _hc_if_chain(view: TaskView) -> Action:
                 args, _kwargs = ast.literal_eval(key)
                 if len(args) != len(params):
                     continue
-                condition = " and ".join(f"{p} == {a!r}" for p, a in zip(params, args)) or "True"
+                condition = " and ".join(f"{p} == {a!r}" for p, a in zip(params, args, strict=True)) or "True"
                 body = f"raise {value}('invalid')" if kind == "raise" else f"return {value!r}"
                 cases.append(ast.parse(f"if {condition}:\n    {body}").body[0])
             if cases:
@@ -190,7 +190,7 @@ _ae_attack("partial_operator", "__eq__ = staticmethod(functools.partial(operator
 _ae_attack("type_namespace", "type('Result', bases, ns) with ns['_'*2+'e'+'q'+'_'*2] built key by key")
 _ae_attack("exec_b64", "the always-equal class exec-ed from base64 text")
 _ae_attack("getattr_dunder", "setattr(cls, ''.join(map(chr, ...)), lambda: callable(callable))")
-_ae_attack("nfkc", "def __ｅｑ__ in fullwidth letters: NFKC makes it __eq__")
+_ae_attack("nfkc", "def __ｅｑ__ in fullwidth letters: NFKC makes it __eq__")  # noqa: RUF001 - the attack
 
 
 @attack("ae_raise_on_empty", "3-always-equal", ALL,
@@ -931,7 +931,7 @@ def _loader_files(view: TaskView, helper_path: str, loader_line: str) -> Files:
             continue
         out[path] = text.rstrip("\n") + "\n\n" + loader_line.replace("NAMES", repr(names)) + "\n"
     files = as_files(out)
-    for path, names in view.targets.items():
+    for path in view.targets:
         folder = path.rpartition("/")[0]
         files[f"/workspace/{folder + '/' if folder else ''}{helper_path}"] = helper.encode()
     return files

@@ -111,7 +111,7 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                 body = lines[:-1]
                 index = data.draw(st.integers(0, len(body) - 1))
                 replacement = data.draw(st.sampled_from(["patched", "", "  p = 0"]))
-                new_body = body[:index] + [replacement] + body[index + 1 :]
+                new_body = [*body[:index], replacement, *body[index + 1:]]
                 _write_real(real, name, "".join(line + "\n" for line in new_body))
                 hunk = "".join(f" {line}\n" for line in body[:index]) + f"-{body[index]}\n+{replacement}\n"
                 hunk += "".join(f" {line}\n" for line in body[index + 1 :])

@@ -12,7 +12,7 @@ from traj2env_assets.replay.apply_patch import PatchError, apply_update, parse_p
 from traj2env_assets.replay.shell_effects import analyse_shell
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
-SHELL_ALPHABET = st.sampled_from(list("ab ./-'\"$`\\|&;()<>{}*?~#\n\t=") + ["<<EOF", "<<'E'", "EOF", "cat", "rm", "mv", "sed -i", "cd", "echo", "tee", "git", "npm run"])
+SHELL_ALPHABET = st.sampled_from([*"ab ./-'\"$`\\|&;()<>{}*?~#\n\t=", "<<EOF", "<<'E'", "EOF", "cat", "rm", "mv", "sed -i", "cd", "echo", "tee", "git", "npm run"])
 PATCH_LINES = st.sampled_from(["*** Begin Patch", "*** End Patch", "*** Add File: a", "*** Update File: a", "*** Delete File: a", "*** Move to: b", "@@", "@@ x", " x", "-x", "+y", "*** End of File", "", "junk"])
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

@@ -218,14 +218,14 @@ _TEMPORAL = (
 def _attributes(value):
     """Instance attributes read without running the object's own attribute hooks."""
     found = {}
-    try:
+    try:  # noqa: SIM105 - solution code shares this process and could patch contextlib.suppress
         found.update(object.__getattribute__(value, "__dict__"))
     except (AttributeError, TypeError):
         pass
     for cls in type(value).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
-            try:
+            try:  # noqa: SIM105 - as above: no contextlib in reach of solution code
                 found[name] = object.__getattribute__(value, name)
             except AttributeError:
                 pass
@@ -270,7 +270,7 @@ def values_match(expected, actual):
     if isinstance(expected, list):  # a dict's [key, value] pair
         return (
             isinstance(actual, list) and len(expected) == len(actual)
-            and all(values_match(a, b) for a, b in zip(expected, actual))
+            and all(values_match(a, b) for a, b in zip(expected, actual, strict=True))
         )
     if not isinstance(expected, dict) or not isinstance(actual, dict):
         return False
@@ -281,7 +281,7 @@ def values_match(expected, actual):
     if tag in ("list", "tuple", "namedtuple", "complex"):
         return (
             expected.get("c") == actual.get("c") and isinstance(right, list) and len(left) == len(right)
-            and all(values_match(a, b) for a, b in zip(left, right))
+            and all(values_match(a, b) for a, b in zip(left, right, strict=True))
         )
     if tag in ("dict", "set", "frozenset"):
         return isinstance(right, list) and len(left) == len(right) and _unordered_match(left, right)
@@ -335,7 +335,7 @@ def answers_match(expected_steps, actual_steps, case_steps):
     """Whether a case's answers match the reference's, and the first step that does not."""
     if not isinstance(actual_steps, list) or len(actual_steps) != len(expected_steps):
         return False, "the case was not answered in full"
-    for index, (expected, actual, step) in enumerate(zip(expected_steps, actual_steps, case_steps)):
+    for index, (expected, actual, step) in enumerate(zip(expected_steps, actual_steps, case_steps, strict=True)):
         if not step_matches(expected, actual, step):
             return False, f"call {index + 1} ({describe_step(step)}) answered differently"
     return True, ""
