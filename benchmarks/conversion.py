@@ -68,30 +68,108 @@ FLAT_AGENTS = 5
 
 
 def generated_claude_code(path: Path, index: int, calls: int = 120) -> None:
-    lines = [{"type": "user", "uuid": f"u{index}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "version": "2.1.27",
-              "timestamp": "2026-03-01T10:00:00Z", "isSidechain": False, "message": {"role": "user", "content": "Build it."}}]
+    lines = [
+        {
+            "type": "user",
+            "uuid": f"u{index}",
+            "sessionId": f"gen-cc-{index}",
+            "cwd": "/home/dev/p",
+            "version": "2.1.27",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "isSidechain": False,
+            "message": {"role": "user", "content": "Build it."},
+        }
+    ]
     for n in range(calls):
         body = f"def f{n}(x):\n    return x + {n}\n" * 20
-        lines.append({"type": "assistant", "uuid": f"a{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
-                      "timestamp": "2026-03-01T10:00:01Z", "message": {"id": f"m{n}", "role": "assistant", "model": "claude",
-                      "content": [{"type": "tool_use", "id": f"t{index}-{n}", "name": "Write", "input": {"file_path": f"/home/dev/p/m{n}.py", "content": body}}],
-                      "usage": {"input_tokens": 10, "output_tokens": 20}}})
-        lines.append({"type": "user", "uuid": f"r{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
-                      "timestamp": "2026-03-01T10:00:02Z", "message": {"role": "user", "content": [
-                          {"type": "tool_result", "tool_use_id": f"t{index}-{n}", "content": "File created successfully"}]},
-                      "toolUseResult": {"type": "create", "filePath": f"/home/dev/p/m{n}.py", "content": body, "originalFile": None}})
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "sessionId": f"gen-cc-{index}",
+                "cwd": "/home/dev/p",
+                "isSidechain": False,
+                "timestamp": "2026-03-01T10:00:01Z",
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "model": "claude",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{index}-{n}",
+                            "name": "Write",
+                            "input": {"file_path": f"/home/dev/p/m{n}.py", "content": body},
+                        }
+                    ],
+                    "usage": {"input_tokens": 10, "output_tokens": 20},
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "sessionId": f"gen-cc-{index}",
+                "cwd": "/home/dev/p",
+                "isSidechain": False,
+                "timestamp": "2026-03-01T10:00:02Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{index}-{n}", "content": "File created successfully"}
+                    ],
+                },
+                "toolUseResult": {
+                    "type": "create",
+                    "filePath": f"/home/dev/p/m{n}.py",
+                    "content": body,
+                    "originalFile": None,
+                },
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def generated_codex(path: Path, index: int, calls: int = 120) -> None:
-    lines = [{"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta", "payload": {"id": f"gen-codex-{index}", "cwd": "/home/dev/p", "cli_version": "0.104.0"}},
-             {"timestamp": "2026-03-01T10:00:00Z", "type": "turn_context", "payload": {"cwd": "/home/dev/p", "model": "gpt"}},
-             {"timestamp": "2026-03-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build it."}]}}]
+    lines = [
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": f"gen-codex-{index}", "cwd": "/home/dev/p", "cli_version": "0.104.0"},
+        },
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "turn_context",
+            "payload": {"cwd": "/home/dev/p", "model": "gpt"},
+        },
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build it."}]},
+        },
+    ]
     for n in range(calls):
         output = "Process exited with code 0\nOutput:\n" + ("ok line\n" * 60)
-        lines.append({"timestamp": "2026-03-01T10:00:01Z", "type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
-                      "arguments": json.dumps({"cmd": f"python -m pytest -q tests/test_{n}.py"}), "call_id": f"c{n}"}})
-        lines.append({"timestamp": "2026-03-01T10:00:02Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output}})
+        lines.append(
+            {
+                "timestamp": "2026-03-01T10:00:01Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": f"python -m pytest -q tests/test_{n}.py"}),
+                    "call_id": f"c{n}",
+                },
+            }
+        )
+        lines.append(
+            {
+                "timestamp": "2026-03-01T10:00:02Z",
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output},
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
@@ -146,7 +224,9 @@ def throughput_row(label: str, files: list[Path], compare: bool, totals: Totals)
     megabytes = sum(path.stat().st_size for path in files) / 1e6
     contenders = {"ours": each_file(convert_source, files)}
     if compare:
-        contenders.update({"convert": each_file(atif_make_convert, files), "document": each_file(atif_make_document, files)})
+        contenders.update(
+            {"convert": each_file(atif_make_convert, files), "document": each_file(atif_make_document, files)}
+        )
     times = timed(contenders)
     ours = times["ours"]
     line = f"{label:<38} {len(files):>4} files {megabytes:7.2f} MB  ours {megabytes / min(ours):6.1f} MB/s"
@@ -181,7 +261,12 @@ def floor_row(label: str, files: list[Path]) -> None:
             atif.Trajectory.model_validate(document)
 
     times = timed(
-        {"ours": each_file(convert_source, files), "convert": each_file(atif_make_convert, files), "parse": parse, "validate": validate}
+        {
+            "ours": each_file(convert_source, files),
+            "convert": each_file(atif_make_convert, files),
+            "parse": parse,
+            "validate": validate,
+        }
     )
     best = {name: min(values) * 1e3 for name, values in times.items()}
     allowance = best["convert"] / TARGET_RATIO
@@ -200,13 +285,36 @@ def flat_subagent_folder(root: Path, sessions: int, agents: int) -> list[Path]:
     paths = []
     for index in range(sessions):
         session = str(uuid.UUID(int=index + 1))
-        lines = [{"type": "user", "uuid": "u0", "sessionId": session, "cwd": "/home/dev/p", "timestamp": "2026-03-01T10:00:00Z",
-                  "isSidechain": False, "message": {"role": "user", "content": "Investigate."}}]
+        lines = [
+            {
+                "type": "user",
+                "uuid": "u0",
+                "sessionId": session,
+                "cwd": "/home/dev/p",
+                "timestamp": "2026-03-01T10:00:00Z",
+                "isSidechain": False,
+                "message": {"role": "user", "content": "Investigate."},
+            }
+        ]
         for number in range(agents):
             agent = f"{index:04x}{number:04x}"
-            agent_lines = [{"type": "assistant", "uuid": f"s{n}", "sessionId": session, "agentId": agent, "isSidechain": True,
-                            "timestamp": "2026-03-01T10:00:01Z", "message": {"id": f"m{n}", "role": "assistant", "model": "claude",
-                            "content": [{"type": "text", "text": "looked " * 80}]}} for n in range(40)]
+            agent_lines = [
+                {
+                    "type": "assistant",
+                    "uuid": f"s{n}",
+                    "sessionId": session,
+                    "agentId": agent,
+                    "isSidechain": True,
+                    "timestamp": "2026-03-01T10:00:01Z",
+                    "message": {
+                        "id": f"m{n}",
+                        "role": "assistant",
+                        "model": "claude",
+                        "content": [{"type": "text", "text": "looked " * 80}],
+                    },
+                }
+                for n in range(40)
+            ]
             (root / f"agent-{agent}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in agent_lines))
         path = root / f"{session}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))

@@ -40,7 +40,9 @@ def main() -> None:
                     print(f"{mined.task_id}: dropped at mining, {mined.drop.reason}")
                     continue
                 candidate = mined.candidate
-                spec = family.task_spec(candidate, None, TaskSource(partition_key=path.stem, source_model=None, org="bench"))
+                spec = family.task_spec(
+                    candidate, None, TaskSource(partition_key=path.stem, source_model=None, org="bench")
+                )
                 started = time.monotonic()
                 image = engine.build(write_task(spec, Path(temp) / "tasks").environment_dir)
                 built = time.monotonic() - started

@@ -52,8 +52,10 @@ def main() -> int:
     for name in args.targets:
         print(f"{name:28} {examples[name]:>10} {cpu[name]:>8.1f}")
     total_cpu = time.process_time() - started_cpu
-    print(f"rounds {rounds}, examples {sum(examples.values())}, crashes 0, "
-          f"CPU {total_cpu / 60:.1f} min, wall {(time.monotonic() - started_wall) / 60:.1f} min")
+    print(
+        f"rounds {rounds}, examples {sum(examples.values())}, crashes 0, "
+        f"CPU {total_cpu / 60:.1f} min, wall {(time.monotonic() - started_wall) / 60:.1f} min"
+    )
     return 0
 
 

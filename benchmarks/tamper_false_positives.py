@@ -102,7 +102,9 @@ def run_checks(comparison: Comparison, work: Path) -> dict[str, dict]:
     for script, command in commands.items():
         out = work / f"{comparison.name.replace('/', '_')}.{script}.json"
         started = time.monotonic()
-        subprocess.run([*command, str(comparison.pristine), str(comparison.submission), str(out)], check=True, timeout=300)
+        subprocess.run(
+            [*command, str(comparison.pristine), str(comparison.submission), str(out)], check=True, timeout=300
+        )
         report = json.loads(out.read_text())
         report["wall_seconds"] = time.monotonic() - started
         reports[script] = report
@@ -218,7 +220,9 @@ def main() -> int:
                 f"in the script, {figures.wall_seconds / figures.runs:.2f} s/run wall with interpreter start"
             )
             for finding in figures.findings:
-                print(f"    {finding['comparison']}: {finding['file']}:{finding['line']} {finding['rule']}: {finding['excerpt']}")
+                print(
+                    f"    {finding['comparison']}: {finding['file']}:{finding['line']} {finding['rule']}: {finding['excerpt']}"
+                )
             total_findings += len(figures.findings)
     print(f"total findings: {total_findings}")
     return 0

@@ -142,7 +142,8 @@ def blocking_detectors(
     from atif_scan import builtin_detectors
 
     return [
-        detector for detector in builtin_detectors()
+        detector
+        for detector in builtin_detectors()
         if is_blocking(detector.spec.id, _severity_name(detector.spec.severity), blocking_severity, block, allow)
     ]
 

@@ -128,8 +128,14 @@ EVENTS_PER_RUN = 5
 
 def _message(run_id: str, number: int) -> EventLogEntry:
     return EventLogEntry(
-        error_info=None, level="INFO", user_message=f"event {number}", run_id=run_id, timestamp=time.time(),
-        step_key=None, job_name=None, dagster_event=None,
+        error_info=None,
+        level="INFO",
+        user_message=f"event {number}",
+        run_id=run_id,
+        timestamp=time.time(),
+        step_key=None,
+        job_name=None,
+        dagster_event=None,
     )
 
 

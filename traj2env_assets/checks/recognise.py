@@ -31,7 +31,18 @@ from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.shell_syntax import SimpleCommand, parse_shell
 
 CheckTool = Literal[
-    "pytest", "unittest", "npm", "node-test", "tsc", "eslint", "biome", "ruff", "mypy", "jest", "vitest", "mocha",
+    "pytest",
+    "unittest",
+    "npm",
+    "node-test",
+    "tsc",
+    "eslint",
+    "biome",
+    "ruff",
+    "mypy",
+    "jest",
+    "vitest",
+    "mocha",
     "esbuild",
 ]
 CheckKind = Literal["tests", "typecheck", "lint", "build"]

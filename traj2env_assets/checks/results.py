@@ -359,7 +359,10 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
         code = int(trailing.group(1)) if trailing and not check.piped else None
     import_errors = _pytest_import_errors(text) if check.tool == "pytest" else {}
     return CheckResult(
-        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts,
+        outcome=_outcome(text, code, failing, counts),
+        exit_code=code,
+        failing_ids=failing,
+        counts=counts,
         import_errors={path: name for path, name in import_errors.items() if path in failing},
     )
 

@@ -1,6 +1,5 @@
 """Stage 4: one ``<family>_candidates`` asset per registered family, from one factory."""
 
-
 import inspect
 from collections.abc import Iterator
 

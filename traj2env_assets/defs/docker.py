@@ -85,9 +85,7 @@ def matrix_metadata(matrix: MatrixResult) -> Metadata:
 
 
 def _table(outcomes: list[BaseImageOutcome]) -> str:
-    rows = "\n".join(
-        f"| {o.name} | {o.status} | {o.version} | {o.seconds:.1f} |" for o in outcomes
-    )
+    rows = "\n".join(f"| {o.name} | {o.status} | {o.version} | {o.seconds:.1f} |" for o in outcomes)
     return "| image | status | version | seconds |\n|---|---|---|---|\n" + rows
 
 
@@ -101,8 +99,7 @@ def base_images(docker_engine: DockerEngineResource) -> dg.MaterializeResult:
     outcomes = docker_engine.engine().ensure_bases()
     return dg.MaterializeResult(
         metadata={
-            **{status: [o.name for o in outcomes if o.status == status]
-               for status in ("found", "pulled", "built")},
+            **{status: [o.name for o in outcomes if o.status == status] for status in ("found", "pulled", "built")},
             "images": dg.MetadataValue.md(_table(outcomes)),
         }
     )

@@ -1,6 +1,5 @@
 """Stages 1 and 2: conversion to ATIF and the atif-scan gate."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg
@@ -84,7 +83,9 @@ def scan_verdict(
             "findings": dg.MetadataValue.md(
                 "\n".join(
                     f"- `{f.id}` ({f.severity})"
-                    + "".join(f"\n  - step {e.step_id} ({e.tool or e.channel}): `{e.excerpt[:200]}`" for e in f.evidence)
+                    + "".join(
+                        f"\n  - step {e.step_id} ({e.tool or e.channel}): `{e.excerpt[:200]}`" for e in f.evidence
+                    )
                     for f in verdict.findings
                 )
                 or "none"

@@ -1,6 +1,5 @@
 """Stage 5: ``llm_proposals``, one cached, budgeted model call per candidate whose family asks for one."""
 
-
 from collections.abc import Iterator, Sequence
 
 import dagster as dg

@@ -1,6 +1,5 @@
 """Stage 9: ``published_tasks``, every candidate whose trials passed moved into the destination."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg

@@ -1,6 +1,5 @@
 """Stage 3: replay every file change over a virtual filesystem (see traj2env_assets.replay)."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg

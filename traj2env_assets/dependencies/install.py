@@ -28,7 +28,9 @@ from traj2env_assets.harbor.python_dependencies import trajectory_date, trajecto
 
 IMAGE_WHEELS = "/tmp/traj2env-wheels"
 # uv's words for a package it may not build: "Because pydes==2.0.1 has no usable wheels".
-_NO_WHEEL = re.compile(r"[Bb]ecause (?:all versions of |only )?([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? has no (?:usable )?wheels")
+_NO_WHEEL = re.compile(
+    r"[Bb]ecause (?:all versions of |only )?([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? has no (?:usable )?wheels"
+)
 
 
 class DependenciesNotInstallable(ValueError):

@@ -115,9 +115,7 @@ class ReferenceControl(Control):
         for path in sorted(p for p in solution.rglob("*") if p.is_file()):
             target = f"{SOLUTION_DIR}/{path.relative_to(solution).as_posix()}"
             (executables if path.stat().st_mode & 0o111 else files)[target] = path.read_bytes()
-        return AgentAction(
-            files=files, executable_files=executables, script=f"{SOLUTION_DIR}/solve.sh"
-        )
+        return AgentAction(files=files, executable_files=executables, script=f"{SOLUTION_DIR}/solve.sh")
 
 
 class NoopControl(Control):
@@ -144,9 +142,7 @@ class PytestHookControl(Control):
     name = "pytest_hook"
 
     def action(self, task_dir: Path) -> AgentAction:
-        return AgentAction(
-            files={"/tmp/traj2env-forge/hook.py": _PYTEST_HOOK.encode()}, script=_HOOK_SCRIPT
-        )
+        return AgentAction(files={"/tmp/traj2env-forge/hook.py": _PYTEST_HOOK.encode()}, script=_HOOK_SCRIPT)
 
 
 class EditTestsControl(Control):
@@ -631,6 +627,7 @@ def _traj2env_import_hook():
 _traj2env_import_hook()
 """
 
+
 def _diagnosed_paths(task_dir: Path) -> list[str]:
     """The files a lint task's check reported on, read off its tracked ids."""
     tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
@@ -644,11 +641,15 @@ class DiagnosedFilesControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         paths = _diagnosed_paths(task_dir)
-        return AgentAction(script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true")
+        return AgentAction(
+            script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true"
+        )
 
 
 # Import statements, re-exports and require/import() calls: the whole line goes.
-_IMPORT_LINE = r"/^[[:space:]]*(import|export[^;]*[[:space:]]from[[:space:]])|require[[:space:]]*\(|import[[:space:]]*\(/d"
+_IMPORT_LINE = (
+    r"/^[[:space:]]*(import|export[^;]*[[:space:]]from[[:space:]])|require[[:space:]]*\(|import[[:space:]]*\(/d"
+)
 
 
 class DiagnosedImportsControl(Control):
@@ -658,7 +659,9 @@ class DiagnosedImportsControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         paths = _diagnosed_paths(task_dir)
-        script = "".join(f"sed -i -E {shlex.quote(_IMPORT_LINE)} -- {shlex.quote('/workspace/' + path)}\n" for path in paths)
+        script = "".join(
+            f"sed -i -E {shlex.quote(_IMPORT_LINE)} -- {shlex.quote('/workspace/' + path)}\n" for path in paths
+        )
         return AgentAction(script=script or "true")
 
 

@@ -225,7 +225,9 @@ def exec_with_deadline(
     limiter = _Limiter(container)
     watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, limiter.stop, args=("timeout",))
     done = threading.Event()
-    disk_watch = threading.Thread(target=limiter.watch_disk, args=(disk_bytes, done), daemon=True) if disk_bytes else None
+    disk_watch = (
+        threading.Thread(target=limiter.watch_disk, args=(disk_bytes, done), daemon=True) if disk_bytes else None
+    )
     tail = bytearray()
     total = 0
     exit_code: int | None = None

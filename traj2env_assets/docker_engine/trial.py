@@ -116,7 +116,12 @@ def run_trial(
     # pristine image that nothing reaches until the submission is copied in.
     starter = ThreadPoolExecutor(max_workers=1)
     verifier_box = starter.submit(
-        start_container, client, task.image, role="verifier", limits=settings.limits, labels=labels,
+        start_container,
+        client,
+        task.image,
+        role="verifier",
+        limits=settings.limits,
+        labels=labels,
         # It waits for the agent, then verifies.
         work_s=settings.agent_timeout_s + settings.verifier_timeout_s,
     )
@@ -125,9 +130,7 @@ def run_trial(
         with submission:
             submission_bytes = submission.seek(0, 2)
             submission.seek(0)
-            verifier, reward, verdict, output = _verifier_phase(
-                verifier_box.result(), task, submission, settings
-            )
+            verifier, reward, verdict, output = _verifier_phase(verifier_box.result(), task, submission, settings)
     finally:
         starter.shutdown(wait=True)
         if verifier_box.exception() is None:
@@ -226,8 +229,12 @@ def _verifier_phase(
     box: Container, task: TrialTask, submission: IO[bytes], settings: TrialSettings
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
     run = run_verifier(
-        box, task.task_dir / "tests", task.submission_path, submission,
-        timeout_s=settings.verifier_timeout_s, disk_bytes=settings.limits.disk_bytes,
+        box,
+        task.task_dir / "tests",
+        task.submission_path,
+        submission,
+        timeout_s=settings.verifier_timeout_s,
+        disk_bytes=settings.limits.disk_bytes,
     )
     return run.outcome, run.reward, run.verdict, run.output_tail
 

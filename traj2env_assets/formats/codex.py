@@ -176,9 +176,7 @@ class _CodexReader:
                     self.extra[key] = payload[key]
         elif kind == "compacted":
             self.compactions += 1
-            self.builder.add_message(
-                "system", "Context compacted.", timestamp, {"context_management": "compaction"}
-            )
+            self.builder.add_message("system", "Context compacted.", timestamp, {"context_management": "compaction"})
 
     def _read_token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -201,9 +199,7 @@ class _CodexReader:
     def _agent_step(self, timestamp: object, message: str = "") -> Any:
         reasoning = "\n\n".join(self.pending_reasoning) or None
         self.pending_reasoning = []
-        return self.builder.add_agent_step(
-            message, timestamp, self.model, reasoning, self.effort
-        )
+        return self.builder.add_agent_step(message, timestamp, self.model, reasoning, self.effort)
 
     def _read_response_item(self, payload: dict[str, Any], timestamp: object, stats: LineStats) -> None:
         item = payload.get("type")

@@ -158,9 +158,7 @@ def _read_message(
         builder.add_tool_result(message["toolCallId"], text, extra)
     elif role == "bashExecution":
         command = str(message.get("command") or "")
-        step = builder.add_message(
-            "system", f"!{command}", timestamp, {"user_shell_command": command}
-        )
+        step = builder.add_message("system", f"!{command}", timestamp, {"user_shell_command": command})
         extra = {"exit_code": message.get("exitCode") if isinstance(message.get("exitCode"), int) else None}
         if message.get("cancelled"):
             extra["cancelled"] = True

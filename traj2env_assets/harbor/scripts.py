@@ -151,7 +151,11 @@ def test_sh(spec: TaskSpec) -> str:
         gate=_gate_run() if tests.behaviour_gate is not None else "",
     )
     run = {
-        "pytest": _pytest_run, "node": _node_run, "jest": _jest_run, "mocha": _mocha_run, "vitest": _vitest_run,
+        "pytest": _pytest_run,
+        "node": _node_run,
+        "jest": _jest_run,
+        "mocha": _mocha_run,
+        "vitest": _vitest_run,
         "lint": _lint_run,
     }[tests.runner](spec)
     return head + run
@@ -159,7 +163,11 @@ def test_sh(spec: TaskSpec) -> str:
 
 def _gate_run() -> str:
     return _GATE_RUN.format(
-        user=GATE_USER, timeout=GATE_TIMEOUT_S, path=_CLEAN_PATH, worker=WORKER, cases=GATE_CASES,
+        user=GATE_USER,
+        timeout=GATE_TIMEOUT_S,
+        path=_CLEAN_PATH,
+        worker=WORKER,
+        cases=GATE_CASES,
         expected=GATE_EXPECTED,
     )
 
@@ -170,9 +178,7 @@ def _find_names(names: Iterable[str]) -> str:
 
 def _pytest_run(spec: TaskSpec) -> str:
     tests = spec.tests
-    config = (
-        f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
-    )
+    config = f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
     # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
     # naming them too would make pytest collect only them from a shared file).
     # In mode "split" the existing (gate) tests run beside the tracked ones.
@@ -200,7 +206,8 @@ def _pytest_run(spec: TaskSpec) -> str:
         deselect="".join(f" --deselect {shlex.quote(test_id)}" for test_id in tests.deselected_test_ids),
         gate_files=(
             f'{HARNESS_DIR}/{GATE_CASES} {HARNESS_DIR}/{GATE_EXPECTED} "$RUN_DIR/gate-answers.jsonl"'
-            if tests.behaviour_gate is not None else ""
+            if tests.behaviour_gate is not None
+            else ""
         ),
     )
 
@@ -219,7 +226,9 @@ def _mocha_run(spec: TaskSpec) -> str:
 
 def _vitest_run(spec: TaskSpec) -> str:
     return _SIGNED_RUNNER_RUN.format(
-        **_node_run_fields(spec), **_VITEST, before_run=_VITEST_ENTRY_CHECK.format(entry=shlex.quote(vitest_entry(spec)))
+        **_node_run_fields(spec),
+        **_VITEST,
+        before_run=_VITEST_ENTRY_CHECK.format(entry=shlex.quote(vitest_entry(spec))),
     )
 
 
@@ -298,7 +307,9 @@ _TAMPER_CHECK = {
 def _tamper_check(spec: TaskSpec) -> str:
     """The runner's static tamper check; a build check whose errors name imports keeps them."""
     runner = spec.tests.runner
-    return _TAMPER_CHECK[runner] + (" --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else "")
+    return _TAMPER_CHECK[runner] + (
+        " --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else ""
+    )
 
 
 _TEST_SH_HEAD = """#!/bin/bash

@@ -112,7 +112,7 @@ def _matrix(status: CandidateStatus) -> list[str]:
 def _repository(repository: RepositoryMetadata | None) -> list[str]:
     if repository is None:
         return []
-    return [f"- repository: `{repository.path}` at `{(repository.commit or "")[:12]}`"]
+    return [f"- repository: `{repository.path}` at `{(repository.commit or '')[:12]}`"]
 
 
 def _short(value: object) -> str:

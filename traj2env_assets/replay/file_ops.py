@@ -213,9 +213,11 @@ def _move(state: ReplayState, c: CallContext, op: MovePath) -> None:
     if op.destination.raw.endswith("/") or state.vfs.is_dir(destination):
         destination = posixpath.join(destination, posixpath.basename(source))
     action: FileAction = "copy" if op.keep_source else "move"
-    moves = [(source, destination)] if state.vfs.exists(source) else [
-        (inside, destination + inside[len(source) :]) for inside in state.vfs.paths_under(source)
-    ]
+    moves = (
+        [(source, destination)]
+        if state.vfs.exists(source)
+        else [(inside, destination + inside[len(source) :]) for inside in state.vfs.paths_under(source)]
+    )
     if not moves:
         state.lose(c, destination, "shell_copy_unknown_source")
         return
@@ -227,4 +229,3 @@ def _move(state: ReplayState, c: CallContext, op: MovePath) -> None:
             state.set(c, new, text, action)
         if not op.keep_source:
             state.delete(c, old, "move")
-

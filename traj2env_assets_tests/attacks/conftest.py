@@ -47,7 +47,9 @@ def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], reques
 
 
 @pytest.fixture(scope="session")
-def plain_runs(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> list[PlainOutcome]:
+def plain_runs(
+    engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest
+) -> list[PlainOutcome]:
     started = time.monotonic()
     live = {runner: [a for a in listed if a.fools_plain_run] for runner, listed in one_per_class().items()}
     runs = run_plain(engine, trial_tasks, live, parallelism=PARALLELISM)

@@ -102,7 +102,9 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
             raise CandidateRejected(
                 "project_too_large", f"request and project are {size:,} characters (limit {MAX_PROMPT_CHARS:,})"
             )
-        return ProposalRequest(prompt=PROMPT, values={"request": candidate.request, "project": project_listing(candidate)})
+        return ProposalRequest(
+            prompt=PROMPT, values={"request": candidate.request, "project": project_listing(candidate)}
+        )
 
     def task_spec(self, candidate: BuildCandidate, proposal: BuildProposal | None, source: TaskSource) -> TaskSpec:
         return build_task_spec(candidate, build_materials(candidate, proposal), source)
@@ -120,9 +122,15 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
         if materials.stubs != ast_stubs:
             states[MODEL_STUB] = materials.stubs
         probe = calibration_probe(
-            CALIBRATION_PROBE, states=states, must_pass=REFERENCE, must_fail=[name for name in states if name != REFERENCE],
-            tests=materials.test_files, targets=materials.test_modules, mutants=mutants_of(candidate),
-            budget_s=MUTATION_BUDGET_S, run_timeout_s=TEST_RUN_TIMEOUT_S,
+            CALIBRATION_PROBE,
+            states=states,
+            must_pass=REFERENCE,
+            must_fail=[name for name in states if name != REFERENCE],
+            tests=materials.test_files,
+            targets=materials.test_modules,
+            mutants=mutants_of(candidate),
+            budget_s=MUTATION_BUDGET_S,
+            run_timeout_s=TEST_RUN_TIMEOUT_S,
         )
         return CalibrationPlan(probes=[probe])
 
@@ -153,7 +161,8 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
             "mutants_not_run": mutation.count("not_run"),
             "kill_rate": round(rate, 3),
             "surviving_mutants": [
-                f"{by_id[i].path}:{by_id[i].line} {by_id[i].description}" for i in mutation.survivors()[:_SURVIVORS_SHOWN]
+                f"{by_id[i].path}:{by_id[i].line} {by_id[i].description}"
+                for i in mutation.survivors()[:_SURVIVORS_SHOWN]
             ],
         }
         if rate < MIN_KILL_RATE:

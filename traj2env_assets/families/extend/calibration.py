@@ -121,7 +121,7 @@ def pytest_script(spec: TaskSpec, deleted: list[str]) -> str:
         f"python3 -m pytest -p t2e_outcomes -p no:cacheprovider -c {shlex.quote(config)} --rootdir {WORKSPACE} "
         f"-q --tb=short --continue-on-collection-errors {' '.join(shlex.quote(f) for f in files)} "
         f"> {_HELPER_DIR}/log.txt 2>&1\n"
-        f"echo \"pytest exit code: $?\"\ntail -c 1500 {_HELPER_DIR}/log.txt\necho\n"
+        f'echo "pytest exit code: $?"\ntail -c 1500 {_HELPER_DIR}/log.txt\necho\n'
         f"cat {_HELPER_DIR}/outcomes.txt\n"
     )
 
@@ -155,8 +155,13 @@ def mutants_probe(candidate: ExtendCandidate, spec: TaskSpec) -> Probe | None:
         return None  # judged weak without running them
     files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(spec.tests.test_files)
     return mutation_probe(
-        MUTANTS_PROBE, mutants, [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids], files,
-        workdir=WORKSPACE, pytest_config=spec.tests.pytest_config, budget_s=MUTATION_BUDGET_S,
+        MUTANTS_PROBE,
+        mutants,
+        [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids],
+        files,
+        workdir=WORKSPACE,
+        pytest_config=spec.tests.pytest_config,
+        budget_s=MUTATION_BUDGET_S,
         droppable=spec.tests.gate_test_ids,  # the judge decides whether a failing one is left out
     )
 
@@ -199,7 +204,9 @@ def _judge_mutants(
         detail = "the mutation probe left no results" if mutation is None else "the tests failed on the reference"
         return _dropped("calibration_failed", detail, facts)
     if flaky := sorted(set(mutation.dropped) - set(left_out)):
-        return _dropped("tests_fail_on_reference", f"{MUTANTS_PROBE}: {', '.join(flaky)} (passed in the split runs)", facts)
+        return _dropped(
+            "tests_fail_on_reference", f"{MUTANTS_PROBE}: {', '.join(flaky)} (passed in the split runs)", facts
+        )
     rate = kill_rate(mutation)
     ran = len(mutants) - mutation.count("not_run")
     facts |= {
@@ -211,7 +218,8 @@ def _judge_mutants(
     if rate is None or ran < strength.MIN_MUTANTS_RUN:
         return _dropped(
             "calibration_failed",
-            f"{ran} of {len(mutants)} mutants ran within the budget; at least {strength.MIN_MUTANTS_RUN} needed", facts,
+            f"{ran} of {len(mutants)} mutants ran within the budget; at least {strength.MIN_MUTANTS_RUN} needed",
+            facts,
         )
     facts["kill_rate"] = round(rate, 3)
     if (detail := strength.weak_kill_rate(new_tests, rate)) is not None:
@@ -259,8 +267,11 @@ def _existing_passed(candidate: ExtendCandidate, run: _Run, left_out: list[str])
     letters = run.letters["existing"]
     if len(letters) != len(candidate.recorded_existing_tests):
         return run.all_passed("existing")
-    return all(letter == "P" for test_id, letter in zip(candidate.recorded_existing_tests, letters, strict=True)
-               if test_id not in left_out)
+    return all(
+        letter == "P"
+        for test_id, letter in zip(candidate.recorded_existing_tests, letters, strict=True)
+        if test_id not in left_out
+    )
 
 
 def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
@@ -275,7 +286,9 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
     base = runs[BASE_PROBE]
     new, existing = len(base.letters["new"]), len(base.letters["existing"])
     facts: dict[str, Fact] = {
-        "new_tests": new, "existing_tests": existing, "base_collect_errors": base.summary.get("collect_errors", []),
+        "new_tests": new,
+        "existing_tests": existing,
+        "base_collect_errors": base.summary.get("collect_errors", []),
     }
     left_out = _failing_everywhere(candidate, runs)
     if left_out:

@@ -131,13 +131,19 @@ class Codec:
             return {"t": "tuple", "v": [self._encode(item, nested, register, seen) for item in tuple.__iter__(value)]}
         for tag, cls in _TEMPORAL:
             if isinstance(value, cls):
-                return {"t": tag, "v": value.isoformat() if tag != "timedelta" else [value.days, value.seconds, value.microseconds]}
+                return {
+                    "t": tag,
+                    "v": value.isoformat() if tag != "timedelta" else [value.days, value.seconds, value.microseconds],
+                }
         if isinstance(value, decimal.Decimal):
             return {"t": "decimal", "v": str(value)}
         if isinstance(value, fractions.Fraction):
             return {"t": "fraction", "v": str(value)}
         if isinstance(value, complex):
-            return {"t": "complex", "v": [self._encode(value.real, nested, False, seen), self._encode(value.imag, nested, False, seen)]}
+            return {
+                "t": "complex",
+                "v": [self._encode(value.real, nested, False, seen), self._encode(value.imag, nested, False, seen)],
+            }
         if isinstance(value, pathlib.PurePath):
             return {"t": "path", "v": str(value)}
         if isinstance(value, (type, BaseException)) or callable(value) or not _has_state(value):
@@ -211,7 +217,10 @@ class Codec:
 
 # datetime before date: a datetime is a date.
 _TEMPORAL = (
-    ("datetime", datetime.datetime), ("date", datetime.date), ("time", datetime.time), ("timedelta", datetime.timedelta),
+    ("datetime", datetime.datetime),
+    ("date", datetime.date),
+    ("time", datetime.time),
+    ("timedelta", datetime.timedelta),
 )
 
 
@@ -249,6 +258,7 @@ def exception_answer(error):
 
 # -- comparison (used by the verdict, as root, and by calibration) -----------------------
 
+
 def values_match(expected, actual):
     """Structural equality of two encoded values. Numbers by value (an int equals the same
     float), floats within tolerance; dict entries
@@ -269,7 +279,8 @@ def values_match(expected, actual):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, list):  # a dict's [key, value] pair
         return (
-            isinstance(actual, list) and len(expected) == len(actual)
+            isinstance(actual, list)
+            and len(expected) == len(actual)
             and all(values_match(a, b) for a, b in zip(expected, actual, strict=True))
         )
     if not isinstance(expected, dict) or not isinstance(actual, dict):
@@ -280,14 +291,17 @@ def values_match(expected, actual):
     left, right = expected.get("v"), actual.get("v")
     if tag in ("list", "tuple", "namedtuple", "complex"):
         return (
-            expected.get("c") == actual.get("c") and isinstance(right, list) and len(left) == len(right)
+            expected.get("c") == actual.get("c")
+            and isinstance(right, list)
+            and len(left) == len(right)
             and all(values_match(a, b) for a, b in zip(left, right, strict=True))
         )
     if tag in ("dict", "set", "frozenset"):
         return isinstance(right, list) and len(left) == len(right) and _unordered_match(left, right)
     if tag == "object":
         return (
-            expected.get("c") == actual.get("c") and isinstance(right, dict)
+            expected.get("c") == actual.get("c")
+            and isinstance(right, dict)
             and all(name in right and values_match(value, right[name]) for name, value in left.items())
         )
     if tag == "enum":
@@ -314,7 +328,7 @@ def step_matches(expected, actual, step):
     class must be among the actual exception's classes (a subclass is fine); messages are
     free text and are not compared. Arguments are compared after the call only where the
     reference changed them (in-place mutation is then part of the behaviour). What the call
-printed is compared exactly where the reference's answer carries it (``"p"``)."""
+    printed is compared exactly where the reference's answer carries it (``"p"``)."""
     if not isinstance(actual, dict):
         return False
     if "p" in expected and actual.get("p") != expected["p"]:
@@ -350,6 +364,7 @@ def describe_step(step):
 
 
 # -- replay ------------------------------------------------------------------------------
+
 
 class StepTimeout(Exception):
     pass

@@ -155,7 +155,9 @@ def gate_failures(cases_path: str, expected_path: str, answers_path: str) -> dic
 
 
 def main() -> int:
-    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path, *gate_files = sys.argv[1:]
+    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path, *gate_files = sys.argv[
+        1:
+    ]
     records, forged_records = signed_records(Path(results_path), key_hex.encode())
     results = outcomes(records)
     gate = gate_failures(*gate_files) if gate_files else None
@@ -167,7 +169,8 @@ def main() -> int:
     tracked = read_lines(tracked_path)
     expected_sentinels = dict(line.split("\t", 1) for line in read_lines(sentinels_path))
     tracked_outcomes = {
-        test_id: results.get(test_id, "missing") if "::" in test_id
+        test_id: results.get(test_id, "missing")
+        if "::" in test_id
         else file_outcome(test_id, results, collected, set(expected_sentinels))
         for test_id in tracked
     }
@@ -195,7 +198,8 @@ def main() -> int:
     findings = tamper_findings(tamper_path)
     passed = sum(outcome == "passed" for outcome in tracked_outcomes.values())
     others_failed = sorted(
-        test_id for test_id, outcome in results.items()
+        test_id
+        for test_id, outcome in results.items()
         if outcome in ("failed", "failed_behaviour_gate") and test_id not in expected_sentinels
     )
     # The gate's cases cover the run's tests; one a test the run never reported is a failure too.

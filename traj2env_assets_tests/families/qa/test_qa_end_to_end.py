@@ -83,12 +83,20 @@ def qa_run(tmp_path_factory: pytest.TempPathFactory, hub: FakeHub) -> Iterator[d
             status = read_status(qa.workspace, ref)
             image_tag = status.image.tag if status.image else None
             yield {
-                "root": root, "qa": qa, "provider": provider, "hub_requests": [
+                "root": root,
+                "qa": qa,
+                "provider": provider,
+                "hub_requests": [
                     # The Hub client also fetches its registry of agent harnesses, once.
-                    request for request in hub.requests if request != "GET /api/agent-harnesses"
+                    request
+                    for request in hub.requests
+                    if request != "GET /api/agent-harnesses"
                 ],
-                "without_model": (without_model.success, unmodelled), "candidate": candidate,
-                "success": with_model.success, "checks": checks, "status": status,
+                "without_model": (without_model.success, unmodelled),
+                "candidate": candidate,
+                "success": with_model.success,
+                "checks": checks,
+                "status": status,
             }
     finally:
         provider.stop()

@@ -21,8 +21,11 @@ TRAIN = QaInput(repo_id=REPO, path="data/train.parquet")
 def _dataset(hub: FakeHub) -> list[str]:
     return [
         hub.add_commit(REPO, "2026-01-10T09:00:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 1.0}])}),
-        hub.add_commit(REPO, "2026-02-20T15:30:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 2.0}]),
-                                                          "data/extra.parquet": parquet_bytes([{"u": 1}])}),
+        hub.add_commit(
+            REPO,
+            "2026-02-20T15:30:00.000Z",
+            {"data/train.parquet": parquet_bytes([{"t": 2.0}]), "data/extra.parquet": parquet_bytes([{"u": 1}])},
+        ),
         hub.add_commit(REPO, "2026-06-01T12:00:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 3.0}])}),
     ]
 
@@ -61,17 +64,20 @@ def test_fake_hub_pin_is_reused_without_the_network(fake_hub: FakeHub, tmp_path:
 @pytest.mark.parametrize(
     ("item", "moment", "detail"),
     [
-        (QaInput(repo_id="acme/missing", path="data/train.parquet"), datetime(2026, 3, 1, tzinfo=UTC),
-         "no commit list"),
+        (
+            QaInput(repo_id="acme/missing", path="data/train.parquet"),
+            datetime(2026, 3, 1, tzinfo=UTC),
+            "no commit list",
+        ),
         (TRAIN, datetime(2025, 12, 31, tzinfo=UTC), "no commit at or before"),
         # The file exists on the hub, but only from a commit after the trajectory.
-        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=UTC),
-         "EntryNotFound"),
-        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=UTC),
-         "EntryNotFound"),
+        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=UTC), "EntryNotFound"),
+        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=UTC), "EntryNotFound"),
     ],
 )
-def test_fake_hub_input_not_resolvable(fake_hub: FakeHub, tmp_path: Path, item: QaInput, moment: datetime, detail: str) -> None:
+def test_fake_hub_input_not_resolvable(
+    fake_hub: FakeHub, tmp_path: Path, item: QaInput, moment: datetime, detail: str
+) -> None:
     _dataset(fake_hub)
     with pytest.raises(CandidateRejected) as rejected:
         pin_input(item, moment, tmp_path)
