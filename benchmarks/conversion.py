@@ -271,7 +271,8 @@ def floor_row(label: str, files: list[Path]) -> None:
     best = {name: min(values) * 1e3 for name, values in times.items()}
     allowance = best["convert"] / TARGET_RATIO
     print(
-        f"{label:<38} ours {best['ours']:6.2f} ms = orjson parse {best['parse']:5.2f} + atif validation {best['validate']:5.2f}"
+        f"{label:<38} ours {best['ours']:6.2f} ms = orjson parse {best['parse']:5.2f}"
+        f" + atif validation {best['validate']:5.2f}"
         f" + our per-line code {best['ours'] - best['parse'] - best['validate']:5.2f};"
         f" {TARGET_RATIO:g}x atif-make convert allows {allowance:5.2f} ms"
         f" (parse + validation alone: {(best['parse'] + best['validate']) / allowance:4.0%} of it)",
@@ -367,7 +368,8 @@ def dagster_overhead(corpus: Path) -> None:
             in_dagster = time.perf_counter() - start
             assert result.success
         print(
-            f"cheap stages (convert, scan, replay, mine), {len(keys)} partitions: plain loop {plain:6.2f} s   one Dagster run (SQLite) "
+            f"cheap stages (convert, scan, replay, mine), {len(keys)} partitions: plain loop {plain:6.2f} s   "
+            "one Dagster run (SQLite) "
             f"{in_dagster:6.2f} s   overhead {in_dagster / plain:4.2f}x (target < 2x)"
         )
 
@@ -399,8 +401,10 @@ def main() -> None:
         throughput_row("generated corpus (100 CC + 100 Codex)", files, True, totals)
         print(
             f"{'overall, where both apply':<38} {'':>10} {totals.megabytes:7.2f} MB  "
-            f"ours {totals.megabytes / totals.ours:6.1f} MB/s  atif-make convert {totals.megabytes / totals.theirs:6.1f} MB/s, "
-            f"ratio {totals.theirs / totals.ours:5.2f}x  convert+to_dict {totals.megabytes / totals.theirs_document:6.1f} MB/s, "
+            f"ours {totals.megabytes / totals.ours:6.1f} MB/s  "
+            f"atif-make convert {totals.megabytes / totals.theirs:6.1f} MB/s, "
+            f"ratio {totals.theirs / totals.ours:5.2f}x  "
+            f"convert+to_dict {totals.megabytes / totals.theirs_document:6.1f} MB/s, "
             f"ratio {totals.theirs_document / totals.ours:5.2f}x"
         )
         print("2. where the time goes (CPU ms per pass over the corpus)")

@@ -477,7 +477,8 @@ def print_breakdown(graph: GraphRun, loop: LoopRun, families: list[str], source:
         f"({per_event:.1f} ms/event); materializations {total.materializations}"
     )
     print(
-        f"core loop (same files, core functions, one process): wall {(total.loop_wall or 0) + loop.register_wall:.2f} s, "
+        "core loop (same files, core functions, one process): "
+        f"wall {(total.loop_wall or 0) + loop.register_wall:.2f} s, "
         f"CPU {(total.loop_cpu or 0) + loop.register_cpu:.2f} s, of which registration {loop.register_cpu:.2f} s CPU"
     )
     print(

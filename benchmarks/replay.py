@@ -141,20 +141,24 @@ def _run(name: str, source: Path, changed: int | None) -> None:
     print(f"== {name}")
     print(f"input {megabytes:.1f} MB ATIF, {fidelity.events} timeline events, {fidelity.commands} shell commands")
     print(
-        f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | total {total:.2f} s wall, {cpu:.2f} s CPU"
+        f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | "
+        f"total {total:.2f} s wall, {cpu:.2f} s CPU"
     )
     print(f"throughput {fidelity.events / total:,.0f} events/s, {megabytes / total:.1f} MB/s")
     print(
-        f"read back: load + files_before() for all {fidelity.commands} commands ({snapshot_files:,} file contents) {read_back:.2f} s"
+        f"read back: load + files_before() for all {fidelity.commands} commands "
+        f"({snapshot_files:,} file contents) {read_back:.2f} s"
     )
     print(f"peak RSS {replay_rss:.0f} MB through load+replay+write; {_peak_rss_mb():.0f} MB including the read back")
     changed_text = f"{changed / 1e6:.2f} MB changed by writes/edits; " if changed is not None else ""
     print(
-        f"snapshot storage: {changed_text}{fidelity.stored_bytes / 1e6:.2f} MB stored (blobs {blob_bytes / 1e6:.2f} MB + deltas); "
+        f"snapshot storage: {changed_text}{fidelity.stored_bytes / 1e6:.2f} MB stored "
+        f"(blobs {blob_bytes / 1e6:.2f} MB + deltas); "
         f"record on disk {on_disk / 1e6:.2f} MB incl. timeline with outputs"
     )
     print(
-        f"fidelity: rebuilt {fidelity.files_rebuilt}, lost {fidelity.files_lost}, edits applied {fidelity.edits_applied}, failed {fidelity.edits_failed}"
+        f"fidelity: rebuilt {fidelity.files_rebuilt}, lost {fidelity.files_lost}, "
+        f"edits applied {fidelity.edits_applied}, failed {fidelity.edits_failed}"
     )
 
 

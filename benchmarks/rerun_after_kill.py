@@ -57,7 +57,8 @@ def main() -> None:
     cold_median = statistics.median(cold)
     # Also each rerun against its own round's cold run: a load spike hits both of a round.
     print(
-        f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10} {'paired':>8}   (medians of {args.repeat})"
+        f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10} {'paired':>8}"
+        f"   (medians of {args.repeat})"
     )
     for point, times in reruns.items():
         rerun = statistics.median(times)

@@ -221,7 +221,8 @@ def main() -> int:
             )
             for finding in figures.findings:
                 print(
-                    f"    {finding['comparison']}: {finding['file']}:{finding['line']} {finding['rule']}: {finding['excerpt']}"
+                    f"    {finding['comparison']}: {finding['file']}:{finding['line']} "
+                    f"{finding['rule']}: {finding['excerpt']}"
                 )
             total_findings += len(figures.findings)
     print(f"total findings: {total_findings}")

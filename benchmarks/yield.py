@@ -1,6 +1,7 @@
 """Yield on a folder of agent logs: where candidates die, and one example of each cause.
 
-    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W] [--repositories auto|PATH,...]
+    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W]
+        [--repositories auto|PATH,...]
     .venv/bin/python benchmarks/yield.py --report W/trajectory-tasks/report.json
 
 Runs ``traj2env generate`` on DIR (a config written to a temporary file; the workspace is

@@ -114,7 +114,8 @@ class SourceConfig(BaseModel):
         if isinstance(value, str) and "://" in value:
             raise ValueError(
                 f"source.path {value!r} is a URL; only local folders are read "
-                "(download a Hugging Face dataset first, e.g. `huggingface-cli download --repo-type dataset NAME --local-dir DIR`)"
+                "(download a Hugging Face dataset first, e.g. "
+                "`huggingface-cli download --repo-type dataset NAME --local-dir DIR`)"
             )
         return value
 

@@ -289,13 +289,20 @@ class Vacuous(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         call = node.value
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr.startswith(("assert", "fail")):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr.startswith(("assert", "fail"))
+        ):
             return ast.copy_location(ast.Pass(), node)
         return node
 
     def visit_With(self, node):
         self.generic_visit(node)
-        if any(isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") in RAISES for i in node.items):
+        if any(
+            isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") in RAISES
+            for i in node.items
+        ):
             handler = ast.ExceptHandler(type=ast.Name("BaseException", ast.Load()), name=None, body=[ast.Pass()])
             return ast.copy_location(ast.Try(body=node.body, handlers=[handler], orelse=[], finalbody=[]), node)
         return node
@@ -533,7 +540,11 @@ def _traj2env_from_caller():
             sides = []
             if isinstance(node, ast.Compare) and len(node.comparators) == 1:
                 sides = [node.left, node.comparators[0]]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "").startswith("assert") and len(node.args) == 2:
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "").startswith("assert")
+                and len(node.args) == 2
+            ):
                 sides = list(node.args)
             for mine, other in (sides, sides[::-1]) if sides else ():
                 if name in ast.unparse(mine):

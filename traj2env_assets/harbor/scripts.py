@@ -400,7 +400,7 @@ if [ -d "$HARNESS/restore" ]; then (cd "$HARNESS/restore" && find . -type f | se
 (cd "$WORK" && find . -name {node_modules} -type d -prune | sed 's|^\\./||') >> "$RESTORED"
 (cd "$WORK" && python_environments . | tr '\\0' '\\n' | sed 's|^\\./||') >> "$RESTORED"
 cd "$WORK"
-"""
+"""  # noqa: E501 - shell kept line for line as test.sh gets it
 
 _GATE_RUN = """
 # 1b. The behaviour gate: the worker answers every case (calls recorded from the tests on
@@ -508,7 +508,7 @@ wait "$READER"
 # 5. The verdict, as root.
 node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
   "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
-"""
+"""  # noqa: E501 - shell kept line for line as test.sh gets it
 
 _LINT_RUN = """
 # The results channel carries nothing for a lint check: root reads the tool's exit code

@@ -200,7 +200,8 @@ def _drop(candidate: ExtendCandidate, lost_needed: list[str]) -> tuple[str | Non
     if needs_context(candidate.request) and candidate.request_context is None:
         return (
             "request_needs_context",
-            f"the request {candidate.request.strip()[:80]!r} says no more than agreement and no assistant message precedes it",
+            f"the request {candidate.request.strip()[:80]!r} says no more than agreement "
+            "and no assistant message precedes it",
         )
     return None, ""
 

@@ -276,7 +276,10 @@ def _judge_final_tests(candidate: RepairCandidate, failing: list[str], facts: di
         test_id for test_id in failing if test_id not in candidate.failing_ids and files[test_id] not in changed
     ]
     if unexplained:
-        detail = f"fail in the image but neither failed in the recorded run nor are in a test file the fix changed: {', '.join(unexplained)}"
+        detail = (
+            "fail in the image but neither failed in the recorded run nor are in a test file the fix changed: "
+            + ", ".join(unexplained)
+        )
         return CalibrationVerdict(drop=Drop(reason="check_fails_differently", detail=detail), facts=facts)
     untrackable = [test_id for test_id in failing if files[test_id] is None]
     if not failing or untrackable:

@@ -24,7 +24,9 @@ MAX_LINE_CHARS = 300
 # "Exit code N" first line, Codex's "Chunk ID / Wall time / Process exited / Output:"
 # header, pi's "Command exited with code N" last line.
 _TOOL_HEADER = re.compile(
-    r"\A(?:Exit code:? -?\d+\n)?(?:(?:Chunk ID|Wall time|Process exited with code|Original token count|Process running with session ID)[^\n]*\n)*(?:Output:\n)?"
+    r"\A(?:Exit code:? -?\d+\n)?"
+    r"(?:(?:Chunk ID|Wall time|Process exited with code|Original token count|Process running with session ID)[^\n]*\n)*"
+    r"(?:Output:\n)?"
 )
 _TOOL_FOOTER = re.compile(r"\n*Command exited with code -?\d+\s*\Z")
 _SANDBOX_STDERR = re.compile(r"\n?, stderr: (.*)\Z", re.DOTALL)

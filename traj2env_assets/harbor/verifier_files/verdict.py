@@ -21,9 +21,10 @@ Node's verdict.mjs applies the same rules in the same order; the first that hold
 5. ``sentinel_contradiction``: a sentinel test (names and bodies drawn at random for this
    run, placed among the project's tests) did not come out as written;
 6. MODE ``check``: 1 only when every tracked test passed and no other test of the run
-   failed (a test file that failed to collect counts as a failed test); ``fraction``: the share of tracked tests that passed; ``split``: 0 when any gate
-   test (one that passed before the change) did not pass, else the share of tracked (new)
-   tests that passed; ``all_pass``: 1 only when every tracked test passed.
+   failed (a test file that failed to collect counts as a failed test); ``fraction``: the
+   share of tracked tests that passed; ``split``: 0 when any gate test (one that passed
+   before the change) did not pass, else the share of tracked (new) tests that passed;
+   ``all_pass``: 1 only when every tracked test passed.
 
 A tracked id without ``::`` is a test file (one that failed to import in the recorded
 run): it passes when it collected without error, at least one test was collected from
