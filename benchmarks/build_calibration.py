@@ -52,7 +52,8 @@ def _expected(k: int, m: int, values: list[int], limit: int) -> int:
 
 def synthetic_project(lines: int) -> tuple[dict[str, str], dict[str, str]]:
     """Modules of ``_FUNCTION``s (about ``lines`` lines in all) and one test module per module."""
-    sources, tests = {}, {}
+    sources: dict[str, str] = {}
+    tests: dict[str, str] = {}
     per_module, module = 5, 0
     while sum(text.count("\n") for text in sources.values()) < lines:
         names = [f"f{module}_{index}" for index in range(per_module)]

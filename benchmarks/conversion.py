@@ -34,7 +34,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +44,7 @@ from atif_make import convert as atif_make_convert
 
 from traj2env_assets.defs.candidates import candidates_asset
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
-from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.partitions import TRAJECTORIES
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import family_named
@@ -187,7 +187,14 @@ def each_file(fn: Callable[[Path], object], files: list[Path]) -> Callable[[], N
     return one_pass
 
 
-def timed(contenders: dict[str, Callable[[], object]]) -> dict[str, list[float]]:
+def _nested_count(path: Path) -> int:
+    """The sub-agent trajectories nested in one converted session."""
+    trajectory = convert_source(path).trajectory
+    assert trajectory is not None, path
+    return len(trajectory.subagent_trajectories or [])
+
+
+def timed(contenders: Mapping[str, Callable[[], object]]) -> dict[str, list[float]]:
     """REPEATS CPU-second timings of each contender (one pass each).
 
     CPU time of this process, not wall time (everything runs here, single-threaded).
@@ -328,7 +335,7 @@ def flat_subagent_rows() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             paths = flat_subagent_folder(Path(tmp) / "project", sessions, FLAT_AGENTS)
             start = time.process_time()
-            nested = sum(len(convert_source(path).trajectory.subagent_trajectories or []) for path in paths)  # type: ignore[union-attr]
+            nested = sum(_nested_count(path) for path in paths)
             cpu = time.process_time() - start
         print(
             f"flat sub-agents: {sessions} sessions + {sessions * FLAT_AGENTS} agent files in one folder: "
@@ -356,7 +363,7 @@ def dagster_overhead(corpus: Path) -> None:
         config.write_text(f"source: {{path: {corpus}}}\n")
         (root / "home").mkdir()
         with dg.DagsterInstance.local_temp(str(root / "home"), overrides={"telemetry": {"enabled": False}}) as instance:
-            instance.add_dynamic_partitions(trajectories.name, keys)
+            instance.add_dynamic_partitions(TRAJECTORIES, keys)
             start = time.perf_counter()
             result = dg.materialize(
                 CHEAP_STAGES,

@@ -77,7 +77,7 @@ def step_intervals(home: Path) -> dict[str, list[tuple[str, Interval]]]:
             run_id = record.dagster_run.run_id
             starts: dict[str, float] = {}
             for entry in instance.all_logs(run_id):
-                if not entry.is_dagster_event or not entry.step_key:
+                if entry.dagster_event is None or not entry.step_key:
                     continue
                 kind = entry.dagster_event.event_type_value
                 if kind == "STEP_START":

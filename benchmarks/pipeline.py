@@ -199,7 +199,8 @@ class _Probe:
                 figures[1] += time.perf_counter() - wall
                 figures[2] += time.process_time() - cpu
 
-        dg.DagsterInstance.handle_new_event = handle_new_event  # type: ignore[method-assign]
+        # A probe wrapped around Dagster's own method (signature widened to pass everything on).
+        dg.DagsterInstance.handle_new_event = handle_new_event  # type: ignore[method-assign,assignment]
 
 
 def _rusage_cpu(who: int) -> float:
@@ -305,7 +306,7 @@ def _read_instance(workspace: Path, stages: dict[str, StageFigures]) -> int:
             for entry in instance.all_logs(dagster_run.run_id):
                 figures = stages[stage_of_step(entry.step_key)]
                 figures.events += 1
-                if not entry.is_dagster_event:
+                if entry.dagster_event is None:
                     continue
                 kind = entry.dagster_event.event_type_value
                 step = (dagster_run.run_id, entry.step_key or "")

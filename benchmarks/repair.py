@@ -119,7 +119,7 @@ def _op_overhead(home: Path, steps: int) -> float:
 
     defs = dg.Definitions(assets=[bench_stage], resources={"refs": dg.mem_io_manager}, executor=dg.in_process_executor)
     job = defs.resolve_implicit_global_asset_job_def()
-    seconds = {}
+    seconds: dict[int, list[float]] = {}
     home.mkdir(parents=True, exist_ok=True)
     with dg.DagsterInstance.local_temp(str(home)) as instance:
         instance.add_dynamic_partitions("bench", ["k"])

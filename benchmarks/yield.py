@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from traj2env_assets.lifecycle.status import STAGES
@@ -170,14 +170,15 @@ def drop_reasons(report: RunReport) -> list[Reason]:
 
 def reasons_table(reasons: list[Reason]) -> Table:
     table = Table(title="drop reasons (one example each)", show_lines=True)
-    for name, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("family", "left"),
         ("stage", "left"),
         ("reason", "left"),
         ("count", "right"),
         ("sessions", "right"),
         ("example", "left"),
-    ):
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     for reason in reasons:
         session, where, detail = reason.example

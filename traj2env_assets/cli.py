@@ -26,7 +26,7 @@ from traj2env_assets.config import DEFAULT_WORKSPACE, ConfigError, RunSettings, 
 from traj2env_assets.definitions import build_definitions, pipeline_job
 from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
-from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.partitions import TRAJECTORIES, trajectories
 from traj2env_assets.defs.pool_storage import event_log_storage_config
 from traj2env_assets.defs.pool_wait import DEFAULT_MAX_POOL_WAIT_S, PoolWaits, PoolWaitTimeout, sleeping_pool_waits
 from traj2env_assets.defs.pools import apply_pool_limits
@@ -221,7 +221,7 @@ def _generate(
     release_dead_work(instance)
     registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
-    instance.add_dynamic_partitions(trajectories.name, keys)
+    instance.add_dynamic_partitions(TRAJECTORIES, keys)
     apply_pool_limits(instance, options)
     # Every run of this generate shares one LLM spend ledger (and its cap).
     run_tags = {SPEND_SCOPE_TAG: f"generate-{uuid.uuid4().hex[:12]}"}

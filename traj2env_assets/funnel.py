@@ -114,7 +114,7 @@ def skip_reasons_frame(report: RunReport) -> pd.DataFrame:
     most frequent first; input-level reasons have no family ("")."""
     import pandas as pd
 
-    rows = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
+    rows: list[tuple[str, str, str]] = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
     rows += [("", _input_stage(item), item.reason) for item in report.inputs if item.reason]
     rows += [
         (family, "mining", reason)

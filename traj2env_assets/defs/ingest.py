@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import Metadata, PartitionFigures, data_version_of, partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, Metadata, PartitionFigures, data_version_of, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
@@ -23,7 +23,7 @@ CHEAP_STAGE_POLICY = dg.BackfillPolicy.single_run()
     kinds={"python"},
     backfill_policy=CHEAP_STAGE_POLICY,
     code_version=CONVERTER_VERSION,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="The source log converted to a validated ATIF-v1.7 trajectory (or a skip reason).",
 )
 def trajectory_atif(
@@ -64,7 +64,7 @@ def trajectory_atif(
     kinds={"python"},
     deps=[trajectory_atif],
     backfill_policy=CHEAP_STAGE_POLICY,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="The atif-scan gate verdict: clean, blocked, disabled, scanner_absent, scan_error.",
 )
 def scan_verdict(

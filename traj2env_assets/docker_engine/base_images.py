@@ -191,7 +191,7 @@ def _build_stand_ins(
             "no registry answered and building a stand-in needs root and debootstrap "
             "(apt-get install -y debootstrap): missing " + ", ".join(spec.name for spec in specs)
         )
-    outcomes = []
+    outcomes: list[BaseImageOutcome] = []
     with tempfile.TemporaryDirectory(prefix="traj2env-bases-", dir=work_dir) as tmp:
         root = Path(tmp)
         minbase_by_suite: dict[str, Path] = {}
@@ -231,6 +231,7 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, spec: BaseImageSpe
     changes += [f"LABEL {key}={value}" for key, value in labels.items()]
     changes.append("CMD " + json.dumps(spec.cmd))
     tar = subprocess.Popen(["tar", "--numeric-owner", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    assert tar.stdout is not None  # stdout=PIPE
     try:
         client.api.import_image_from_stream(tar.stdout, repository=repository, tag=tag, changes=changes)
     finally:

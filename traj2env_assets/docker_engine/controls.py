@@ -111,7 +111,8 @@ class ReferenceControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         solution = task_dir / "solution"
-        files, executables = {}, {}
+        files: dict[str, bytes] = {}
+        executables: dict[str, bytes] = {}
         for path in sorted(p for p in solution.rglob("*") if p.is_file()):
             target = f"{SOLUTION_DIR}/{path.relative_to(solution).as_posix()}"
             (executables if path.stat().st_mode & 0o111 else files)[target] = path.read_bytes()

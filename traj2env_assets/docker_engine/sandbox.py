@@ -201,7 +201,7 @@ def _limit_hit(container: Container) -> StopReason | None:
     _limit_hits_seen[container.id] = now
     for reason in ("out_of_memory", "pids_limit"):
         if now.get(reason, 0) > seen.get(reason, 0):
-            return reason  # type: ignore[return-value]
+            return reason
     return None
 
 

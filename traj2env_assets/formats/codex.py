@@ -99,7 +99,9 @@ def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
         except ValueError:
             wrapped = None
         if isinstance(wrapped, dict) and "output" in wrapped:
-            metadata = wrapped.get("metadata") if isinstance(wrapped.get("metadata"), dict) else {}
+            metadata = wrapped.get("metadata")
+            if not isinstance(metadata, dict):
+                metadata = {}
             text = str(wrapped.get("output") or "")
             if isinstance(metadata.get("exit_code"), int):
                 extra["exit_code"] = metadata["exit_code"]
@@ -232,7 +234,9 @@ class _CodexReader:
             self.builder.add_tool_call(step, call_id, str(payload.get("name") or "unknown"), arguments, {"cwd": cwd})
         elif item == "local_shell_call":
             call_id = payload.get("call_id") or payload.get("id")
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            action = payload.get("action")
+            if not isinstance(action, dict):
+                action = {}
             if not isinstance(call_id, str):
                 stats.invalid_lines += 1
                 return

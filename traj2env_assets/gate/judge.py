@@ -156,7 +156,7 @@ def judge_gate(
     kept: list[GateCase] = []
     expected: dict[str, list[Answer]] = {}
     counts = {"degenerate": 0, "out_of_domain": 0, "discriminating": 0, "generalisation": 0}
-    for case, answers in recorded.values():
+    for case, usable in recorded.values():
         kept.append(
             GateCase(
                 id=case["id"],
@@ -166,7 +166,7 @@ def judge_gate(
                 observe=case.get("observe") or [],
             )
         )
-        expected[case["id"]] = answers
+        expected[case["id"]] = usable
     for case in report.cases:
         if case.get("kind") != "generalisation" or case["test"] not in recorded:
             continue

@@ -114,12 +114,11 @@ def solve_sh(spec: TaskSpec) -> str:
 
 
 def tracked_ids_file(spec: TaskSpec) -> str:
-    assert spec.tests is not None
-    return "\n".join(spec.tests.tracked_test_ids) + "\n"
+    return "\n".join(spec.test_verifier().tracked_test_ids) + "\n"
 
 
 def gate_ids_file(spec: TaskSpec) -> str:
-    return "".join(f"{test_id}\n" for test_id in spec.tests.gate_test_ids)
+    return "".join(f"{test_id}\n" for test_id in spec.test_verifier().gate_test_ids)
 
 
 def pristine_paths_file(spec: TaskSpec) -> str:
@@ -129,7 +128,7 @@ def pristine_paths_file(spec: TaskSpec) -> str:
 def test_sh(spec: TaskSpec) -> str:
     if spec.answer is not None:
         return _ANSWER_TEST_SH.format(answer=ANSWER_FILE, harness=HARNESS_DIR, gold=GOLD_FILE)
-    tests = spec.tests
+    tests = spec.test_verifier()
     harness_names = harness_files(tests.runner)
     extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner not in NODE_TEST_RUNNERS else set()
     # A lint check's fix may edit test code: only configuration is restored.
@@ -177,7 +176,7 @@ def _find_names(names: Iterable[str]) -> str:
 
 
 def _pytest_run(spec: TaskSpec) -> str:
-    tests = spec.tests
+    tests = spec.test_verifier()
     config = f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
     # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
     # naming them too would make pytest collect only them from a shared file).
@@ -235,11 +234,11 @@ def _vitest_run(spec: TaskSpec) -> str:
 def vitest_entry(spec: TaskSpec) -> str:
     """The vitest the verifier runs: the project's, installed at build time in the check's
     folder (``npm ci``), which the verifier restores from the image's pristine copy."""
-    return str(PurePosixPath(WORKSPACE, spec.tests.check_dir, NODE_MODULES, "vitest", "vitest.mjs"))
+    return str(PurePosixPath(WORKSPACE, spec.test_verifier().check_dir, NODE_MODULES, "vitest", "vitest.mjs"))
 
 
 def _node_run_fields(spec: TaskSpec) -> dict[str, object]:
-    tests = spec.tests
+    tests = spec.test_verifier()
     files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
     return {
         "files": " ".join(shlex.quote(path) for path in files),
@@ -276,12 +275,12 @@ _FINDINGS_EXITS = {"tsc": "1,2"}
 
 def _check_program(spec: TaskSpec) -> str:
     """The name of the program a lint, type or build check runs (``tsc``, ``esbuild``)."""
-    command = spec.tests.check_command
+    command = spec.test_verifier().check_command
     return PurePosixPath(command[0]).name if command else ""
 
 
 def _lint_run(spec: TaskSpec) -> str:
-    tests = spec.tests
+    tests = spec.test_verifier()
     program = _check_program(spec)
     return _LINT_RUN.format(
         timeout=tests.timeout_sec,
@@ -306,7 +305,7 @@ _TAMPER_CHECK = {
 
 def _tamper_check(spec: TaskSpec) -> str:
     """The runner's static tamper check; a build check whose errors name imports keeps them."""
-    runner = spec.tests.runner
+    runner = spec.test_verifier().runner
     return _TAMPER_CHECK[runner] + (
         " --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else ""
     )

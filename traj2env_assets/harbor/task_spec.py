@@ -372,6 +372,12 @@ class TaskSpec(BaseModel):
             raise ValueError(f"the solution changes files the verifier restores from the pristine image: {clashing}")
         return self
 
+    def test_verifier(self) -> VerifierSpec:
+        """``tests``, for a task verified by tests (every task but an answer-file one)."""
+        if self.tests is None:
+            raise ValueError(f"task {self.task_id} is verified by an answer file, not by tests")
+        return self.tests
+
     @property
     def workdir(self) -> str:
         return ANSWER_WORKDIR if self.answer else WORKSPACE

@@ -66,7 +66,7 @@ def _hunks(
     missing = sorted({mutant.path for mutant in mutants} - set(files))
     if missing:
         raise ValueError(f"mutants of files the probe does not write: {missing}")
-    modules = sorted({target.split("::", 1)[0] for target in targets} & set({**files, **tests}))
+    modules = sorted({target.split("::", 1)[0] for target in targets} & (files.keys() | tests.keys()))
     reaching = importing_test_modules({**files, **tests}, modules) if modules else None
     return [
         {**_hunk(files[mutant.path], mutant), "test_files": (reaching or {}).get(mutant.path, [])} for mutant in mutants

@@ -91,6 +91,7 @@ def _dir_ref(state: ReplayState, ref: PathRef) -> str | None:
 
 
 def apply_file_op(state: ReplayState, c: CallContext, op: FileOp) -> None:
+    path: str | None  # None: a reference outside the project
     if isinstance(op, WriteFrom):
         _write_from(state, c, op)
     elif isinstance(op, LosePath) and op.pattern:
@@ -183,6 +184,7 @@ def _matching(state: ReplayState, target: PathRef, recursive: bool) -> list[str]
 
 
 def _remove(state: ReplayState, c: CallContext, op: RemovePath) -> None:
+    path: str | None  # None: a reference outside the project
     if op.pattern:
         for path in _matching(state, op.target, op.recursive):
             state.delete(c, path)

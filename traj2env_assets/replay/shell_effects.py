@@ -610,7 +610,7 @@ def shell_read(command: str, output: str) -> tuple[str, ReadChunk] | None:
     return None
 
 
-def _sed_window(argv: list[str]) -> tuple[int, int | None] | None:
+def _sed_window(argv: list[str]) -> tuple[int, int] | None:
     """``sed -n 'A,Bp'`` (or ``'Ap'``): the first and last line it prints."""
     if len(argv) != 3 or argv[:2] != ["sed", "-n"] or not (match := _SED_RANGE.fullmatch(argv[2])):
         return None

@@ -21,7 +21,14 @@ import docker
 from pydantic import BaseModel
 
 from traj2env_assets.families.registry import family_named
-from traj2env_assets.harbor.dataset import MANIFEST_FILE, DatasetManifest, read_manifest, read_task_toml, write_dataset
+from traj2env_assets.harbor.dataset import (
+    MANIFEST_FILE,
+    DatasetManifest,
+    Split,
+    read_manifest,
+    read_task_toml,
+    write_dataset,
+)
 from traj2env_assets.quality.card import CARD_FILE
 from traj2env_assets.trajectory_export.context import context_size
 from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
@@ -104,7 +111,7 @@ def export_spec(
     )
 
 
-def _harness_task(dataset: Path, task_id: str, split: str) -> HarnessTask:
+def _harness_task(dataset: Path, task_id: str, split: Split) -> HarnessTask:
     task_dir = dataset / task_id
     toml = read_task_toml(task_dir)
     low, high = REWARD_BOUNDS[family_named(toml.metadata.family).reward_kind]

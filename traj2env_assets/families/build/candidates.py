@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.families.contract import Drop, MinedCandidate
+from traj2env_assets.families.contract import Drop, Fact, MinedCandidate
 from traj2env_assets.harbor.python_dependencies import REQUIREMENTS
 from traj2env_assets.harbor.task_spec import PYTHON_HARNESS_FILES, is_test_path
 from traj2env_assets.replay import FileEvent, ReplayRecord, ShellCommand, UserRequest
@@ -177,7 +177,7 @@ def mine_build_candidates(record: ReplayRecord, partition_key: str) -> list[Mine
         left_out_files=left_out,
     )
     sources = candidate.python_sources()
-    facts: dict[str, str | int | list[str]] = {
+    facts: dict[str, Fact] = {
         "reference_files": len(end_files),
         "python_sources": sorted(sources),
         "session_tests": candidate.session_tests,

@@ -173,7 +173,7 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
     def calibrated_spec(self, candidate: BuildCandidate, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
         kept = verdict.facts["kept_tests"]
         assert isinstance(kept, list)  # set by judge_calibration whenever it passes
-        return spec.model_copy(update={"tests": spec.tests.model_copy(update={"tracked_test_ids": kept})})
+        return spec.model_copy(update={"tests": spec.test_verifier().model_copy(update={"tracked_test_ids": kept})})
 
     def effort_window(self, candidate: BuildCandidate) -> EffortWindow:
         # The first request builds the project.

@@ -107,13 +107,14 @@ def pytest_sessionfinish(session):
 
 def probe_ids(spec: TaskSpec) -> dict[str, list[str]]:
     """The tests whose outcomes the probes report, in the order of their letters."""
-    return {"new": list(spec.tests.tracked_test_ids), "existing": list(spec.tests.gate_test_ids)}
+    tests = spec.test_verifier()
+    return {"new": list(tests.tracked_test_ids), "existing": list(tests.gate_test_ids)}
 
 
 def pytest_script(spec: TaskSpec, deleted: list[str]) -> str:
     """Run the test files of every wanted id; print a short log tail and the outcomes."""
     files = sorted({test_id.split("::", 1)[0] for ids in probe_ids(spec).values() for test_id in ids})
-    config = spec.tests.pytest_config or f"{_HELPER_DIR}/pytest.ini"
+    config = spec.test_verifier().pytest_config or f"{_HELPER_DIR}/pytest.ini"
     removals = "".join(f"rm -rf -- {shlex.quote(path)}\n" for path in deleted)
     return (
         f"cd {WORKSPACE}\n{removals}"
@@ -139,7 +140,7 @@ def _in_workspace(files: Mapping[str, bytes | str]) -> dict[str, bytes]:
 
 
 def split_probes(spec: TaskSpec) -> list[Probe]:
-    hidden = _in_workspace(spec.tests.test_files)
+    hidden = _in_workspace(spec.test_verifier().test_files)
     helpers = _helper_files(spec)
     probes = [Probe(name=BASE_PROBE, script=pytest_script(spec, []), files=helpers | hidden, timeout_s=PROBE_TIMEOUT_S)]
     reference = helpers | _in_workspace(spec.solution_files) | hidden
@@ -153,16 +154,17 @@ def mutants_probe(candidate: ExtendCandidate, spec: TaskSpec) -> Probe | None:
     mutants = changed_code_mutants(candidate)
     if strength.too_few_mutants(len(mutants)) is not None:
         return None  # judged weak without running them
-    files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(spec.tests.test_files)
+    tests = spec.test_verifier()
+    files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(tests.test_files)
     return mutation_probe(
         MUTANTS_PROBE,
         mutants,
-        [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids],
+        [*tests.tracked_test_ids, *tests.gate_test_ids],
         files,
         workdir=WORKSPACE,
-        pytest_config=spec.tests.pytest_config,
+        pytest_config=tests.pytest_config,
         budget_s=MUTATION_BUDGET_S,
-        droppable=spec.tests.gate_test_ids,  # the judge decides whether a failing one is left out
+        droppable=tests.gate_test_ids,  # the judge decides whether a failing one is left out
     )
 
 
@@ -302,8 +304,10 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
         run = runs[name]
         if not (run.all_passed("new") and _existing_passed(candidate, run, left_out)):
             not_passed = [test_id for test_id in run.summary.get("not_passed", []) if test_id not in left_out]
-            errors = f" (did not load: {'; '.join(run.summary.get('errors', []))})" if run.summary.get("errors") else ""
-            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(not_passed)}{errors}", facts)
+            loading = (
+                f" (did not load: {'; '.join(run.summary.get('errors', []))})" if run.summary.get("errors") else ""
+            )
+            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(not_passed)}{loading}", facts)
     if not _existing_passed(candidate, base, left_out):
         errors = base.summary.get("collect_errors", [])
         loading = f" (did not load: {', '.join(errors)})" if errors else ""
@@ -311,6 +315,6 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
         return _dropped("existing_tests_fail", ", ".join(not_passed) + loading, facts)
     facts["regression_tests"] = existing - len(left_out)
     facts["discriminating_tests"] = new - base.passed("new")
-    if (detail := strength.not_discriminating(new, base.passed("new"))) is not None:
-        return _dropped("weak_tests", detail, facts)
+    if (weak := strength.not_discriminating(new, base.passed("new"))) is not None:
+        return _dropped("weak_tests", weak, facts)
     return _judge_mutants(candidate, results.get(MUTANTS_PROBE), new, facts, left_out)

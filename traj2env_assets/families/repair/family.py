@@ -138,7 +138,10 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
     def judge_calibration(self, candidate: RepairCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
         run = results[CHECK_PROBE]
         result = parse_check_result(candidate.check, run.output_tail, run.exit_code)
-        facts = {"failing_ids_in_image": result.failing_ids, "check_output": failure_excerpt(run.output_tail)}
+        facts: dict[str, Fact] = {
+            "failing_ids_in_image": result.failing_ids,
+            "check_output": failure_excerpt(run.output_tail),
+        }
         if result.passed:
             drop = Drop(reason="check_passes_before_fix", detail="the check passes in the image before the fix")
             return CalibrationVerdict(drop=drop, facts=facts)

@@ -41,6 +41,7 @@ import posixpath
 import re
 import shlex
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from traj2env_assets.dependencies import (
     DependenciesNotInstallable,
@@ -447,14 +448,15 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
     # version returns from the pristine image like every test path.
     restored = [path for path in candidate.test_paths if path in files and not is_test_path(path)]
     if tracked and all(tracked):
+        known = cast("list[str]", tracked)  # all(tracked): no id is missing
         if tool in ("pytest", "unittest"):
             python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
             # The root is always on the verifier's sys.path; the recorded check's other import paths are added.
             import_paths = [path for path in candidate.check.import_paths if path != "."]
             return VerifierSpec(
                 runner="pytest",
-                tracked_test_ids=tracked,
-                pytest_config=pytest_config_path(files, candidate.cwd),  # type: ignore[arg-type]
+                tracked_test_ids=known,
+                pytest_config=pytest_config_path(files, candidate.cwd),
                 run_targets=python_targets,
                 config_paths=restored,
                 reward="check",
@@ -463,8 +465,8 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
         if _vitest_runner(candidate):
             return VerifierSpec(
                 runner="vitest",
-                tracked_test_ids=tracked,
-                run_targets=_vitest_files(candidate),  # type: ignore[arg-type]
+                tracked_test_ids=known,
+                run_targets=_vitest_files(candidate),
                 config_paths=restored,
                 reward="check",
                 check_dir=candidate.cwd,
@@ -472,15 +474,15 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
         if _mocha_runner(candidate):
             return VerifierSpec(
                 runner="mocha",
-                tracked_test_ids=tracked,
-                run_targets=_mocha_files(candidate),  # type: ignore[arg-type]
+                tracked_test_ids=known,
+                run_targets=_mocha_files(candidate),
                 config_paths=restored,
                 reward="check",
             )
         return VerifierSpec(
             runner="jest" if _jest_runner(candidate) else "node",
-            tracked_test_ids=tracked,
-            run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
+            tracked_test_ids=known,
+            run_targets=_node_test_files(candidate),
             config_paths=restored,
             reward="check",
         )
@@ -526,10 +528,13 @@ def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = N
         package = json.loads(files.get(manifest, "{}"))
     except ValueError:
         package = {}
+    if not isinstance(package, dict):
+        package = {}
     declared = [
         name
         for key in ("dependencies", "devDependencies")
-        for name in (package.get(key) if isinstance(package, dict) and isinstance(package.get(key), dict) else {})
+        if isinstance(sections := package.get(key), dict)
+        for name in sections
     ]
     if _vitest_runner(candidate) and "vitest" not in declared:
         # The verifier runs vitest as the project installed it (no Debian package has it).

@@ -31,8 +31,14 @@ import sys
 import threading
 import types
 
+# For the type checker only: the probe imports nothing it does not use.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("gate_worker", os.path.join(HERE, "gate_worker.py"))
+assert _spec is not None and _spec.loader is not None
 worker = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(worker)
 
@@ -292,7 +298,7 @@ def record(plan, out_path):
 
 def _pools(tests):
     """Every plain value the recorded calls pass, by type: what perturbations draw from."""
-    pools = {"int": set(), "float": set(), "str": set(), "chars": set()}
+    pools: dict[str, set[Any]] = {"int": set(), "float": set(), "str": set(), "chars": set()}
 
     def walk(value):
         if isinstance(value, bool):
@@ -381,7 +387,8 @@ def perturb(value, rng, pools):
         return _perturb_str(value, rng, pools)
     if not isinstance(value, dict):
         return value
-    tag, items = value.get("t"), value.get("v")
+    tag = value.get("t")
+    items: Any = value.get("v")
     if tag in ("list", "tuple", "set", "frozenset") and isinstance(items, list):
         items = list(items)
         moves = ["element", "element"]
@@ -442,7 +449,8 @@ def variants(nodeid, steps, pools, seed):
     if not places:
         return []
     original = json.dumps(steps, sort_keys=True)
-    found, seen = [], {original}
+    found: list[Any] = []
+    seen = {original}
     # Many independent calls: a variant is a few of them, each perturbed.
     large = len(steps) > STEPS_PER_LARGE_VARIANT and independent(steps)
     for _ in range(VARIANTS_PER_TEST * 6):

@@ -37,6 +37,12 @@ import pathlib
 import signal
 import sys
 
+# Annotations name typing's Any for the type checker only: the worker imports nothing it
+# does not use (solution code shares the process and its sys.modules).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ANSWERS_FD = 3
 STEP_TIMEOUT_S = 10
 MAX_DEPTH = 8
@@ -133,7 +139,11 @@ class Codec:
             if isinstance(value, cls):
                 return {
                     "t": tag,
-                    "v": value.isoformat() if tag != "timedelta" else [value.days, value.seconds, value.microseconds],
+                    "v": (
+                        [value.days, value.seconds, value.microseconds]
+                        if isinstance(value, datetime.timedelta)
+                        else value.isoformat()
+                    ),
                 }
         if isinstance(value, decimal.Decimal):
             return {"t": "decimal", "v": str(value)}
@@ -288,7 +298,8 @@ def values_match(expected, actual):
     tag = expected.get("t")
     if tag != actual.get("t"):
         return False
-    left, right = expected.get("v"), actual.get("v")
+    left: Any = expected.get("v")
+    right: Any = actual.get("v")
     if tag in ("list", "tuple", "namedtuple", "complex"):
         return (
             expected.get("c") == actual.get("c")
@@ -449,7 +460,7 @@ class Printed:
         return False
 
     def answer(self):
-        found = {}
+        found: dict[str, object] = {}
         if "output" in self.observe:
             found["out"] = self.out.getvalue()[:PRINTED_CHARS]
             found["err"] = self.err.getvalue()[:PRINTED_CHARS]

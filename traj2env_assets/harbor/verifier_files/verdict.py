@@ -111,6 +111,7 @@ def tamper_findings(path: str) -> list[dict] | None:
 
 def _answers_match():
     spec = importlib.util.spec_from_file_location("gate_worker", Path(__file__).with_name("gate_worker.py"))
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.answers_match
