@@ -60,9 +60,7 @@ def main() -> int:
         _print(run, verbose=args.verbose)
         harbor = None
         if args.harbor:
-            subset = {
-                runner: [BY_NAME[n] for n in ONE_PER_CLASS[runner] if BY_NAME[n] in attacks] for runner in tasks
-            }
+            subset = {runner: [BY_NAME[n] for n in ONE_PER_CLASS[runner] if BY_NAME[n] in attacks] for runner in tasks}
             harbor = run_harbor(tasks, subset, Path(scratch) / "harbor-jobs", concurrency=args.parallelism)
             _print_harbor(harbor)
     print(

@@ -37,12 +37,12 @@ def {name}(values, limit={k}):
         return limit * {m}
     return total - {k} % 2
 '''
-_TEST = '''
+_TEST = """
 
 def test_{name}():
     assert {name}([{k}, {k1}, {k2}], limit=1000) == {expected}
     assert {name}([{k1}] * 5000, limit=3) == {cap}
-'''
+"""
 
 
 def _expected(k: int, m: int, values: list[int], limit: int) -> int:
@@ -52,7 +52,8 @@ def _expected(k: int, m: int, values: list[int], limit: int) -> int:
 
 def synthetic_project(lines: int) -> tuple[dict[str, str], dict[str, str]]:
     """Modules of ``_FUNCTION``s (about ``lines`` lines in all) and one test module per module."""
-    sources, tests = {}, {}
+    sources: dict[str, str] = {}
+    tests: dict[str, str] = {}
     per_module, module = 5, 0
     while sum(text.count("\n") for text in sources.values()) < lines:
         names = [f"f{module}_{index}" for index in range(per_module)]
@@ -77,7 +78,9 @@ def main() -> int:
 
     sources, tests = synthetic_project(args.lines)
     candidate = BuildCandidate(
-        task_id="benchmark-build", request="Build the pkg package.", reference_files={**sources, **tests},
+        task_id="benchmark-build",
+        request="Build the pkg package.",
+        reference_files={**sources, **tests},
         session_tests=sorted(tests),
     )
     family = BuildFamily()

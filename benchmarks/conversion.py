@@ -34,7 +34,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,7 +44,7 @@ from atif_make import convert as atif_make_convert
 
 from traj2env_assets.defs.candidates import candidates_asset
 from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
-from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.partitions import TRAJECTORIES
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import family_named
@@ -68,30 +68,108 @@ FLAT_AGENTS = 5
 
 
 def generated_claude_code(path: Path, index: int, calls: int = 120) -> None:
-    lines = [{"type": "user", "uuid": f"u{index}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "version": "2.1.27",
-              "timestamp": "2026-03-01T10:00:00Z", "isSidechain": False, "message": {"role": "user", "content": "Build it."}}]
+    lines = [
+        {
+            "type": "user",
+            "uuid": f"u{index}",
+            "sessionId": f"gen-cc-{index}",
+            "cwd": "/home/dev/p",
+            "version": "2.1.27",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "isSidechain": False,
+            "message": {"role": "user", "content": "Build it."},
+        }
+    ]
     for n in range(calls):
         body = f"def f{n}(x):\n    return x + {n}\n" * 20
-        lines.append({"type": "assistant", "uuid": f"a{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
-                      "timestamp": "2026-03-01T10:00:01Z", "message": {"id": f"m{n}", "role": "assistant", "model": "claude",
-                      "content": [{"type": "tool_use", "id": f"t{index}-{n}", "name": "Write", "input": {"file_path": f"/home/dev/p/m{n}.py", "content": body}}],
-                      "usage": {"input_tokens": 10, "output_tokens": 20}}})
-        lines.append({"type": "user", "uuid": f"r{n}", "sessionId": f"gen-cc-{index}", "cwd": "/home/dev/p", "isSidechain": False,
-                      "timestamp": "2026-03-01T10:00:02Z", "message": {"role": "user", "content": [
-                          {"type": "tool_result", "tool_use_id": f"t{index}-{n}", "content": "File created successfully"}]},
-                      "toolUseResult": {"type": "create", "filePath": f"/home/dev/p/m{n}.py", "content": body, "originalFile": None}})
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{n}",
+                "sessionId": f"gen-cc-{index}",
+                "cwd": "/home/dev/p",
+                "isSidechain": False,
+                "timestamp": "2026-03-01T10:00:01Z",
+                "message": {
+                    "id": f"m{n}",
+                    "role": "assistant",
+                    "model": "claude",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"t{index}-{n}",
+                            "name": "Write",
+                            "input": {"file_path": f"/home/dev/p/m{n}.py", "content": body},
+                        }
+                    ],
+                    "usage": {"input_tokens": 10, "output_tokens": 20},
+                },
+            }
+        )
+        lines.append(
+            {
+                "type": "user",
+                "uuid": f"r{n}",
+                "sessionId": f"gen-cc-{index}",
+                "cwd": "/home/dev/p",
+                "isSidechain": False,
+                "timestamp": "2026-03-01T10:00:02Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"t{index}-{n}", "content": "File created successfully"}
+                    ],
+                },
+                "toolUseResult": {
+                    "type": "create",
+                    "filePath": f"/home/dev/p/m{n}.py",
+                    "content": body,
+                    "originalFile": None,
+                },
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
 def generated_codex(path: Path, index: int, calls: int = 120) -> None:
-    lines = [{"timestamp": "2026-03-01T10:00:00Z", "type": "session_meta", "payload": {"id": f"gen-codex-{index}", "cwd": "/home/dev/p", "cli_version": "0.104.0"}},
-             {"timestamp": "2026-03-01T10:00:00Z", "type": "turn_context", "payload": {"cwd": "/home/dev/p", "model": "gpt"}},
-             {"timestamp": "2026-03-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build it."}]}}]
+    lines = [
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "session_meta",
+            "payload": {"id": f"gen-codex-{index}", "cwd": "/home/dev/p", "cli_version": "0.104.0"},
+        },
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "turn_context",
+            "payload": {"cwd": "/home/dev/p", "model": "gpt"},
+        },
+        {
+            "timestamp": "2026-03-01T10:00:00Z",
+            "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Build it."}]},
+        },
+    ]
     for n in range(calls):
         output = "Process exited with code 0\nOutput:\n" + ("ok line\n" * 60)
-        lines.append({"timestamp": "2026-03-01T10:00:01Z", "type": "response_item", "payload": {"type": "function_call", "name": "exec_command",
-                      "arguments": json.dumps({"cmd": f"python -m pytest -q tests/test_{n}.py"}), "call_id": f"c{n}"}})
-        lines.append({"timestamp": "2026-03-01T10:00:02Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output}})
+        lines.append(
+            {
+                "timestamp": "2026-03-01T10:00:01Z",
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": f"python -m pytest -q tests/test_{n}.py"}),
+                    "call_id": f"c{n}",
+                },
+            }
+        )
+        lines.append(
+            {
+                "timestamp": "2026-03-01T10:00:02Z",
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": f"c{n}", "output": output},
+            }
+        )
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
@@ -109,7 +187,14 @@ def each_file(fn: Callable[[Path], object], files: list[Path]) -> Callable[[], N
     return one_pass
 
 
-def timed(contenders: dict[str, Callable[[], object]]) -> dict[str, list[float]]:
+def _nested_count(path: Path) -> int:
+    """The sub-agent trajectories nested in one converted session."""
+    trajectory = convert_source(path).trajectory
+    assert trajectory is not None, path
+    return len(trajectory.subagent_trajectories or [])
+
+
+def timed(contenders: Mapping[str, Callable[[], object]]) -> dict[str, list[float]]:
     """REPEATS CPU-second timings of each contender (one pass each).
 
     CPU time of this process, not wall time (everything runs here, single-threaded).
@@ -146,7 +231,9 @@ def throughput_row(label: str, files: list[Path], compare: bool, totals: Totals)
     megabytes = sum(path.stat().st_size for path in files) / 1e6
     contenders = {"ours": each_file(convert_source, files)}
     if compare:
-        contenders.update({"convert": each_file(atif_make_convert, files), "document": each_file(atif_make_document, files)})
+        contenders.update(
+            {"convert": each_file(atif_make_convert, files), "document": each_file(atif_make_document, files)}
+        )
     times = timed(contenders)
     ours = times["ours"]
     line = f"{label:<38} {len(files):>4} files {megabytes:7.2f} MB  ours {megabytes / min(ours):6.1f} MB/s"
@@ -181,12 +268,18 @@ def floor_row(label: str, files: list[Path]) -> None:
             atif.Trajectory.model_validate(document)
 
     times = timed(
-        {"ours": each_file(convert_source, files), "convert": each_file(atif_make_convert, files), "parse": parse, "validate": validate}
+        {
+            "ours": each_file(convert_source, files),
+            "convert": each_file(atif_make_convert, files),
+            "parse": parse,
+            "validate": validate,
+        }
     )
     best = {name: min(values) * 1e3 for name, values in times.items()}
     allowance = best["convert"] / TARGET_RATIO
     print(
-        f"{label:<38} ours {best['ours']:6.2f} ms = orjson parse {best['parse']:5.2f} + atif validation {best['validate']:5.2f}"
+        f"{label:<38} ours {best['ours']:6.2f} ms = orjson parse {best['parse']:5.2f}"
+        f" + atif validation {best['validate']:5.2f}"
         f" + our per-line code {best['ours'] - best['parse'] - best['validate']:5.2f};"
         f" {TARGET_RATIO:g}x atif-make convert allows {allowance:5.2f} ms"
         f" (parse + validation alone: {(best['parse'] + best['validate']) / allowance:4.0%} of it)",
@@ -200,13 +293,36 @@ def flat_subagent_folder(root: Path, sessions: int, agents: int) -> list[Path]:
     paths = []
     for index in range(sessions):
         session = str(uuid.UUID(int=index + 1))
-        lines = [{"type": "user", "uuid": "u0", "sessionId": session, "cwd": "/home/dev/p", "timestamp": "2026-03-01T10:00:00Z",
-                  "isSidechain": False, "message": {"role": "user", "content": "Investigate."}}]
+        lines = [
+            {
+                "type": "user",
+                "uuid": "u0",
+                "sessionId": session,
+                "cwd": "/home/dev/p",
+                "timestamp": "2026-03-01T10:00:00Z",
+                "isSidechain": False,
+                "message": {"role": "user", "content": "Investigate."},
+            }
+        ]
         for number in range(agents):
             agent = f"{index:04x}{number:04x}"
-            agent_lines = [{"type": "assistant", "uuid": f"s{n}", "sessionId": session, "agentId": agent, "isSidechain": True,
-                            "timestamp": "2026-03-01T10:00:01Z", "message": {"id": f"m{n}", "role": "assistant", "model": "claude",
-                            "content": [{"type": "text", "text": "looked " * 80}]}} for n in range(40)]
+            agent_lines = [
+                {
+                    "type": "assistant",
+                    "uuid": f"s{n}",
+                    "sessionId": session,
+                    "agentId": agent,
+                    "isSidechain": True,
+                    "timestamp": "2026-03-01T10:00:01Z",
+                    "message": {
+                        "id": f"m{n}",
+                        "role": "assistant",
+                        "model": "claude",
+                        "content": [{"type": "text", "text": "looked " * 80}],
+                    },
+                }
+                for n in range(40)
+            ]
             (root / f"agent-{agent}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in agent_lines))
         path = root / f"{session}.jsonl"
         path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -219,7 +335,7 @@ def flat_subagent_rows() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             paths = flat_subagent_folder(Path(tmp) / "project", sessions, FLAT_AGENTS)
             start = time.process_time()
-            nested = sum(len(convert_source(path).trajectory.subagent_trajectories or []) for path in paths)  # type: ignore[union-attr]
+            nested = sum(_nested_count(path) for path in paths)
             cpu = time.process_time() - start
         print(
             f"flat sub-agents: {sessions} sessions + {sessions * FLAT_AGENTS} agent files in one folder: "
@@ -247,7 +363,7 @@ def dagster_overhead(corpus: Path) -> None:
         config.write_text(f"source: {{path: {corpus}}}\n")
         (root / "home").mkdir()
         with dg.DagsterInstance.local_temp(str(root / "home"), overrides={"telemetry": {"enabled": False}}) as instance:
-            instance.add_dynamic_partitions(trajectories.name, keys)
+            instance.add_dynamic_partitions(TRAJECTORIES, keys)
             start = time.perf_counter()
             result = dg.materialize(
                 CHEAP_STAGES,
@@ -259,7 +375,8 @@ def dagster_overhead(corpus: Path) -> None:
             in_dagster = time.perf_counter() - start
             assert result.success
         print(
-            f"cheap stages (convert, scan, replay, mine), {len(keys)} partitions: plain loop {plain:6.2f} s   one Dagster run (SQLite) "
+            f"cheap stages (convert, scan, replay, mine), {len(keys)} partitions: plain loop {plain:6.2f} s   "
+            "one Dagster run (SQLite) "
             f"{in_dagster:6.2f} s   overhead {in_dagster / plain:4.2f}x (target < 2x)"
         )
 
@@ -291,8 +408,10 @@ def main() -> None:
         throughput_row("generated corpus (100 CC + 100 Codex)", files, True, totals)
         print(
             f"{'overall, where both apply':<38} {'':>10} {totals.megabytes:7.2f} MB  "
-            f"ours {totals.megabytes / totals.ours:6.1f} MB/s  atif-make convert {totals.megabytes / totals.theirs:6.1f} MB/s, "
-            f"ratio {totals.theirs / totals.ours:5.2f}x  convert+to_dict {totals.megabytes / totals.theirs_document:6.1f} MB/s, "
+            f"ours {totals.megabytes / totals.ours:6.1f} MB/s  "
+            f"atif-make convert {totals.megabytes / totals.theirs:6.1f} MB/s, "
+            f"ratio {totals.theirs / totals.ours:5.2f}x  "
+            f"convert+to_dict {totals.megabytes / totals.theirs_document:6.1f} MB/s, "
             f"ratio {totals.theirs_document / totals.ours:5.2f}x"
         )
         print("2. where the time goes (CPU ms per pass over the corpus)")

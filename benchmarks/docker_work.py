@@ -63,8 +63,10 @@ def bench_builds(engine: DockerEngine, root: Path, run: str) -> tuple[WrittenTas
     verdict = "ok" if cached.seconds < TARGET_CACHED_REBUILD_S else "MISSED"
     print(f"build, cold (every layer above the base new):           {cold.seconds:6.2f} s")
     print(f"build, new context (base/dependency layers from cache): {warm.seconds:6.2f} s")
-    print(f"build, identical context (tag hit, no build):           {cached.seconds:6.3f} s"
-          f"  target < {TARGET_CACHED_REBUILD_S:.0f} s: {verdict}")
+    print(
+        f"build, identical context (tag hit, no build):           {cached.seconds:6.3f} s"
+        f"  target < {TARGET_CACHED_REBUILD_S:.0f} s: {verdict}"
+    )
     engine.client.images.remove(cold.tag, force=True)
     return task, warm
 
@@ -74,18 +76,16 @@ def bench_unique_bytes(engine: DockerEngine, root: Path, run: str, count: int) -
     started = time.monotonic()
     tags = [engine.build(write_task(spec, root).environment_dir).tag for spec in specs]
     print(f"{count} candidate images built in {time.monotonic() - started:.1f} s")
-    sizes = {
-        tag: image
-        for image in engine.client.df()["Images"]
-        for tag in image.get("RepoTags") or []
-        if tag in tags
-    }
+    sizes = {tag: image for image in engine.client.df()["Images"] for tag in image.get("RepoTags") or [] if tag in tags}
     limit = project_bytes(specs[0]) + ONE_MB
     unique = [sizes[tag]["Size"] - sizes[tag]["SharedSize"] for tag in tags]
-    print(f"unique bytes per candidate: min {min(unique):,}  max {max(unique):,}  "
-          f"mean {sum(unique) / len(unique):,.0f}")
-    print(f"project files {project_bytes(specs[0]):,} B + 1 MB = {limit:,} B;  "
-          f"all within: {'ok' if max(unique) <= limit else 'MISSED'}")
+    print(
+        f"unique bytes per candidate: min {min(unique):,}  max {max(unique):,}  mean {sum(unique) / len(unique):,.0f}"
+    )
+    print(
+        f"project files {project_bytes(specs[0]):,} B + 1 MB = {limit:,} B;  "
+        f"all within: {'ok' if max(unique) <= limit else 'MISSED'}"
+    )
     return tags
 
 
@@ -96,8 +96,10 @@ def bench_matrix(engine: DockerEngine, task: WrittenTask, image: BuiltImage, par
         rewards = " ".join(f"{name}={reward:g}" for name, reward in matrix.rewards().items())
         label = "sequential" if parallelism == 1 else f"parallel x{parallelism}"
         verdict = "ok" if matrix.seconds < TARGET_MATRIX_S else "MISSED"
-        print(f"{len(matrix.results)}-control matrix, {label:12s}: {matrix.seconds:6.2f} s  target < "
-              f"{TARGET_MATRIX_S:.0f} s: {verdict}  [{rewards}]  controls passed: {matrix.passed}")
+        print(
+            f"{len(matrix.results)}-control matrix, {label:12s}: {matrix.seconds:6.2f} s  target < "
+            f"{TARGET_MATRIX_S:.0f} s: {verdict}  [{rewards}]  controls passed: {matrix.passed}"
+        )
 
 
 def main() -> int:

@@ -32,6 +32,7 @@ def main() -> None:
         for path in sorted(SAMPLES.glob("codex/python-extend-*.jsonl")):
             replay_dir = Path(temp) / path.stem
             trajectory = convert_source(path).trajectory
+            assert trajectory is not None, path  # the bundled samples convert
             document = Path(temp) / f"{path.stem}.json"  # read for the context of a short request
             document.write_text(trajectory.model_dump_json(), encoding="utf-8")
             write_record(replay_trajectory(trajectory), replay_dir)
@@ -40,7 +41,9 @@ def main() -> None:
                     print(f"{mined.task_id}: dropped at mining, {mined.drop.reason}")
                     continue
                 candidate = mined.candidate
-                spec = family.task_spec(candidate, None, TaskSource(partition_key=path.stem, source_model=None, org="bench"))
+                spec = family.task_spec(
+                    candidate, None, TaskSource(partition_key=path.stem, source_model=None, org="bench")
+                )
                 started = time.monotonic()
                 image = engine.build(write_task(spec, Path(temp) / "tasks").environment_dir)
                 built = time.monotonic() - started
@@ -48,7 +51,8 @@ def main() -> None:
                 verdict = family.judge_calibration(candidate, {r.name: r for r in results})
                 total = time.monotonic() - started
                 print(f"{mined.task_id}: {verdict.drop.reason if verdict.drop else 'kept'}")
-                print(f"  new tests {len(spec.tests.tracked_test_ids)}, existing tests {len(spec.tests.gate_test_ids)}")
+                tests = spec.test_verifier()
+                print(f"  new tests {len(tests.tracked_test_ids)}, existing tests {len(tests.gate_test_ids)}")
                 print(f"  facts {verdict.facts}")
                 print("  probes " + ", ".join(f"{r.name} {r.seconds:.1f} s" for r in results))
                 print(f"  image {built:.1f} s, seconds per candidate (image + calibration) {total:.1f}")

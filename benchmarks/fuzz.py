@@ -39,7 +39,7 @@ def main() -> int:
                 before = time.process_time()
                 try:
                     run_target(TARGETS[name], ROUND_EXAMPLES, seed=seed)
-                except Exception as exc:  # the crash hypothesis found, after shrinking
+                except Exception as exc:  # noqa: BLE001 - the crash hypothesis found, after shrinking
                     traceback.print_exc()
                     print(f"CRASH in {name} (seed {seed}): {type(exc).__name__}: {exc}", file=sys.stderr)
                     return 1
@@ -52,8 +52,10 @@ def main() -> int:
     for name in args.targets:
         print(f"{name:28} {examples[name]:>10} {cpu[name]:>8.1f}")
     total_cpu = time.process_time() - started_cpu
-    print(f"rounds {rounds}, examples {sum(examples.values())}, crashes 0, "
-          f"CPU {total_cpu / 60:.1f} min, wall {(time.monotonic() - started_wall) / 60:.1f} min")
+    print(
+        f"rounds {rounds}, examples {sum(examples.values())}, crashes 0, "
+        f"CPU {total_cpu / 60:.1f} min, wall {(time.monotonic() - started_wall) / 60:.1f} min"
+    )
     return 0
 
 

@@ -74,7 +74,9 @@ def find_tasks(tasks_dir: Path) -> dict[str, list[Path]]:
                 continue
             if not candidate.get("kept"):
                 continue
-            path = Path(candidate["published_path"]) if candidate.get("published_path") else dirs.get(candidate["task_id"])
+            path = (
+                Path(candidate["published_path"]) if candidate.get("published_path") else dirs.get(candidate["task_id"])
+            )
             if path is not None and path.is_dir() and marker in (path / "instruction.md").read_text(encoding="utf-8"):
                 matches.append(path)
         found[session] = matches
@@ -105,13 +107,19 @@ def run(tasks_dir: Path, parallelism: int) -> list[tuple[str, str, TrialResult]]
 def print_table(rows: list[tuple[str, str, TrialResult]]) -> None:
     header = ("session", "task", "control", "reward", "ok", "verdict reason")
     table = [header] + [
-        (session, task, r.control, "None" if r.reward is None else f"{r.reward:.2f}",
-         "yes" if r.reward == r.expected_reward else "NO", _reason(r))
+        (
+            session,
+            task,
+            r.control,
+            "None" if r.reward is None else f"{r.reward:.2f}",
+            "yes" if r.reward == r.expected_reward else "NO",
+            _reason(r),
+        )
         for session, task, r in rows
     ]
     widths = [max(len(row[i]) for row in table) for i in range(len(header) - 1)]
     for row in table:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[-1])
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False)) + "  " + row[-1])
     failures = [(s, t, r) for s, t, r in rows if r.reward != r.expected_reward]
     honest = [r for _s, _t, r in rows if r.control.startswith("honest:")]
     print(f"\nhonest solutions at full reward: {sum(r.reward == 1.0 for r in honest)}/{len(honest)}")

@@ -79,8 +79,12 @@ def _run(root: Path, sessions: Path, jobs: int) -> tuple[float, float]:
     root.mkdir(parents=True)
     (root / "config.yaml").write_text(yaml.safe_dump(config))
     command = [
-        str(Path(sys.executable).parent / "traj2env"), "generate",
-        "--config", str(root / "config.yaml"), "--workspace", str(root / "workspace"),
+        str(Path(sys.executable).parent / "traj2env"),
+        "generate",
+        "--config",
+        str(root / "config.yaml"),
+        "--workspace",
+        str(root / "workspace"),
     ]
     environment = {**os.environ, "DAGSTER_HOME": str(root / "dagster_home")}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

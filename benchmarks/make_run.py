@@ -77,7 +77,7 @@ def step_intervals(home: Path) -> dict[str, list[tuple[str, Interval]]]:
             run_id = record.dagster_run.run_id
             starts: dict[str, float] = {}
             for entry in instance.all_logs(run_id):
-                if not entry.is_dagster_event or not entry.step_key:
+                if entry.dagster_event is None or not entry.step_key:
                     continue
                 kind = entry.dagster_event.event_type_value
                 if kind == "STEP_START":
@@ -145,13 +145,26 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
     log = scratch / f"{name}.log"
     removed = _clear_docker_work()
     console.print(f"{name}: removed {removed} task images and the build cache; cold run ...")
-    command = [str(PYTHON), "-m", "traj2env_assets.cli", "generate", "--config", str(config), "--workspace", str(workspace)]
+    command = [
+        str(PYTHON),
+        "-m",
+        "traj2env_assets.cli",
+        "generate",
+        "--config",
+        str(config),
+        "--workspace",
+        str(workspace),
+    ]
     cold = _timed(command, checkout, log)
     steps = step_intervals(workspace / INSTANCE_DIR)
     console.print(f"{name}: cold {cold.wall_s:.1f} s; warm run ...")
     warm = _timed(command, checkout, log)
     return Side(
-        name, checkout, cold, warm, _published(workspace),
+        name,
+        checkout,
+        cold,
+        warm,
+        _published(workspace),
         build_s=_union_length([interval for _, interval in steps["build"]]),
         overlap_s=overlap_seconds(steps["build"], steps["trial"]),
     )
@@ -159,15 +172,32 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
 
 def print_sides(sides: list[Side], console: Console) -> None:
     table = Table(title="traj2env generate on the bundled samples, cold then warm")
-    columns = ("side", "cold wall s", "cold CPU s", "warm wall s", "warm CPU s", "warm/cold", "tasks", "builds s",
-               "trials ∥ builds s", "exit")
+    columns = (
+        "side",
+        "cold wall s",
+        "cold CPU s",
+        "warm wall s",
+        "warm CPU s",
+        "warm/cold",
+        "tasks",
+        "builds s",
+        "trials ∥ builds s",
+        "exit",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column == "side" else "right")
     for side in sides:
         table.add_row(
-            side.name, f"{side.cold.wall_s:.1f}", f"{side.cold.cpu_s:.1f}", f"{side.warm.wall_s:.1f}",
-            f"{side.warm.cpu_s:.1f}", f"{side.warm.wall_s / side.cold.wall_s:.1%}", str(side.tasks),
-            f"{side.build_s:.1f}", f"{side.overlap_s:.1f}", f"{side.cold.exit_code}/{side.warm.exit_code}",
+            side.name,
+            f"{side.cold.wall_s:.1f}",
+            f"{side.cold.cpu_s:.1f}",
+            f"{side.warm.wall_s:.1f}",
+            f"{side.warm.cpu_s:.1f}",
+            f"{side.warm.wall_s / side.cold.wall_s:.1%}",
+            str(side.tasks),
+            f"{side.build_s:.1f}",
+            f"{side.overlap_s:.1f}",
+            f"{side.cold.exit_code}/{side.warm.exit_code}",
         )
     console.print(table)
     baseline, current = sides
@@ -180,14 +210,21 @@ def print_sides(sides: list[Side], console: Console) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", default="main", help="commit or branch to compare with (default main)")
-    parser.add_argument("--config", type=Path, default=Path("examples/trajectory-to-env.yaml"),
-                        help="config, relative to each checkout (default the README's)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=Path("examples/trajectory-to-env.yaml"),
+        help="config, relative to each checkout (default the README's)",
+    )
     arguments = parser.parse_args()
     console = Console()
     scratch = Path(tempfile.mkdtemp(prefix="traj2env-make-run-"))
     baseline = scratch / "baseline-checkout"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(baseline), arguments.baseline],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(baseline), arguments.baseline],
+        check=True,
+        capture_output=True,
+    )
     try:
         console.print(f"load before: {os.getloadavg()}; baseline {arguments.baseline}; logs under {scratch}")
         sides = [
@@ -198,7 +235,9 @@ def main() -> None:
         print_sides(sides, console)
         for side in sides:
             if side.cold.exit_code or side.warm.exit_code:
-                console.print(f"{side.name} failed; its output ends:\n{(scratch / f'{side.name}.log').read_text()[-3000:]}")
+                console.print(
+                    f"{side.name} failed; its output ends:\n{(scratch / f'{side.name}.log').read_text()[-3000:]}"
+                )
     finally:
         subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(baseline)], check=False)
         shutil.rmtree(scratch, ignore_errors=True)

@@ -199,7 +199,8 @@ class _Probe:
                 figures[1] += time.perf_counter() - wall
                 figures[2] += time.process_time() - cpu
 
-        dg.DagsterInstance.handle_new_event = handle_new_event  # type: ignore[method-assign]
+        # A probe wrapped around Dagster's own method (signature widened to pass everything on).
+        dg.DagsterInstance.handle_new_event = handle_new_event  # type: ignore[method-assign,assignment]
 
 
 def _rusage_cpu(who: int) -> float:
@@ -305,7 +306,7 @@ def _read_instance(workspace: Path, stages: dict[str, StageFigures]) -> int:
             for entry in instance.all_logs(dagster_run.run_id):
                 figures = stages[stage_of_step(entry.step_key)]
                 figures.events += 1
-                if not entry.is_dagster_event:
+                if entry.dagster_event is None:
                     continue
                 kind = entry.dagster_event.event_type_value
                 step = (dagster_run.run_id, entry.step_key or "")
@@ -351,12 +352,18 @@ def run_loop(config: Path, workspace: Path) -> LoopRun:
     keys = registration.new + registration.changed + registration.unchanged
     work: list[tuple[str, Callable[[str], object]]] = [
         ("conversion", lambda key: convert_partition(space, key, settings.source.format)),
-        ("scan", lambda key: scan_partition(space, key, enabled=options.scan, block=options.scan_block,
-                                            allow=options.scan_allow)),
+        (
+            "scan",
+            lambda key: scan_partition(
+                space, key, enabled=options.scan, block=options.scan_block, allow=options.scan_allow
+            ),
+        ),
         ("replay", lambda key: replay_partition(space, key, repositories=settings.source.repositories)),
     ]
     for family in selected_families(options.families):
-        work.append((f"mining ({family.name})", functools.partial(lambda f, key: mine_partition(space, f, key), family)))
+        work.append(
+            (f"mining ({family.name})", functools.partial(lambda f, key: mine_partition(space, f, key), family))
+        )
     stages = {}
     for stage, step in work:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -374,8 +381,9 @@ def _seconds(value: float | None) -> str:
 
 
 def stage_order(names: list[str], families: list[str]) -> list[str]:
-    mining = sorted((n for n in names if n.startswith("mining (")),
-                    key=lambda n: (n[len("mining ("):-1] not in families, n))
+    mining = sorted(
+        (n for n in names if n.startswith("mining (")), key=lambda n: (n[len("mining (") : -1] not in families, n)
+    )
     known = [*CHEAP, *mining, *LATER]
     return [n for n in known if n in names] + sorted(n for n in names if n not in known and n != NO_STEP)
 
@@ -388,20 +396,41 @@ def print_breakdown(graph: GraphRun, loop: LoopRun, families: list[str], source:
     for stage, (wall, cpu) in loop.stages.items():
         graph.stages.setdefault(stage, StageFigures()).loop_wall, graph.stages[stage].loop_cpu = wall, cpu
     table = Table(title=f"per stage: traj2env generate (graph) vs the core functions in a loop; {source}")
-    for name in ("stage", "steps", "graph wall s", "graph CPU s", "core CPU s", "Dagster CPU s", "events",
-                 "write s", "mats", "loop wall s", "loop CPU s", "graph/loop"):
+    for name in (
+        "stage",
+        "steps",
+        "graph wall s",
+        "graph CPU s",
+        "core CPU s",
+        "Dagster CPU s",
+        "events",
+        "write s",
+        "mats",
+        "loop wall s",
+        "loop CPU s",
+        "graph/loop",
+    ):
         table.add_column(name, justify="left" if name == "stage" else "right")
     total = StageFigures(loop_wall=0.0, loop_cpu=0.0)
     for name in stage_order(list(graph.stages), families):
         f = graph.stages[name]
         ratio = f"{f.graph_cpu / f.loop_cpu:.1f}x" if f.loop_cpu else "-"
         label = name
-        if name.startswith("mining (") and name[len("mining ("):-1] not in families:
+        if name.startswith("mining (") and name[len("mining (") : -1] not in families:
             label = f"{name} not selected"
         table.add_row(
-            label, str(f.steps), _seconds(f.graph_wall), _seconds(f.graph_cpu), _seconds(f.core_cpu),
-            _seconds(f.graph_cpu - f.core_cpu), str(f.events), _seconds(f.write_wall), str(f.materializations),
-            _seconds(f.loop_wall), _seconds(f.loop_cpu), ratio,
+            label,
+            str(f.steps),
+            _seconds(f.graph_wall),
+            _seconds(f.graph_cpu),
+            _seconds(f.core_cpu),
+            _seconds(f.graph_cpu - f.core_cpu),
+            str(f.events),
+            _seconds(f.write_wall),
+            str(f.materializations),
+            _seconds(f.loop_wall),
+            _seconds(f.loop_cpu),
+            ratio,
         )
         total.steps += f.steps
         total.graph_wall += f.graph_wall
@@ -414,10 +443,18 @@ def print_breakdown(graph: GraphRun, loop: LoopRun, families: list[str], source:
         total.loop_cpu = (total.loop_cpu or 0.0) + (f.loop_cpu or 0.0)
     table.add_section()
     table.add_row(
-        "steps total", str(total.steps), _seconds(total.graph_wall), _seconds(total.graph_cpu),
-        _seconds(total.core_cpu), _seconds(total.graph_cpu - total.core_cpu), str(total.events),
-        _seconds(total.write_wall), str(total.materializations), _seconds(total.loop_wall),
-        _seconds(total.loop_cpu), f"{total.graph_cpu / total.loop_cpu:.1f}x" if total.loop_cpu else "-",
+        "steps total",
+        str(total.steps),
+        _seconds(total.graph_wall),
+        _seconds(total.graph_cpu),
+        _seconds(total.core_cpu),
+        _seconds(total.graph_cpu - total.core_cpu),
+        str(total.events),
+        _seconds(total.write_wall),
+        str(total.materializations),
+        _seconds(total.loop_wall),
+        _seconds(total.loop_cpu),
+        f"{total.graph_cpu / total.loop_cpu:.1f}x" if total.loop_cpu else "-",
     )
     console.print(table)
     outside = graph.stages.get(NO_STEP, StageFigures())
@@ -441,7 +478,8 @@ def print_breakdown(graph: GraphRun, loop: LoopRun, families: list[str], source:
         f"({per_event:.1f} ms/event); materializations {total.materializations}"
     )
     print(
-        f"core loop (same files, core functions, one process): wall {(total.loop_wall or 0) + loop.register_wall:.2f} s, "
+        "core loop (same files, core functions, one process): "
+        f"wall {(total.loop_wall or 0) + loop.register_wall:.2f} s, "
         f"CPU {(total.loop_cpu or 0) + loop.register_cpu:.2f} s, of which registration {loop.register_cpu:.2f} s CPU"
     )
     print(
@@ -461,8 +499,11 @@ def main() -> None:
     parser.add_argument("--families", default="repair", help="comma-separated (default repair)")
     parser.add_argument("--limit", type=int, default=None, help="at most N sessions (the config's limit option)")
     parser.add_argument("--workspace", type=Path, help="kept root for both runs' workspaces (must be new or empty)")
-    parser.add_argument("--cheap-only", action="store_true",
-                        help="propose_only: the Docker stages plan no work (the cheap stages' figures, sooner)")
+    parser.add_argument(
+        "--cheap-only",
+        action="store_true",
+        help="propose_only: the Docker stages plan no work (the cheap stages' figures, sooner)",
+    )
     arguments = parser.parse_args()
     if not arguments.source.is_dir():
         parser.error(f"{arguments.source} is not a folder")

@@ -55,11 +55,18 @@ def task_dirs(root: Path) -> list[Path]:
 
 
 def label(view: TaskView) -> str:
-    modules = sorted({p.split("/")[0].removesuffix(".py") for p in view.source_paths} |
-                     {m.path.split("/")[0].removesuffix(".py") for m in view.contract})
+    modules = sorted(
+        {p.split("/")[0].removesuffix(".py") for p in view.source_paths}
+        | {m.path.split("/")[0].removesuffix(".py") for m in view.contract}
+    )
     project = modules[0] if modules else "?"
-    tail = view.task_id.rsplit("-", 1)[-1] if view.kind == "repair" else view.task_id.rsplit("-", 2)[-1] \
-        if view.kind == "extend" else "build"
+    tail = (
+        view.task_id.rsplit("-", 1)[-1]
+        if view.kind == "repair"
+        else view.task_id.rsplit("-", 2)[-1]
+        if view.kind == "extend"
+        else "build"
+    )
     return f"{project}/{view.family}/{tail}"
 
 
@@ -71,8 +78,9 @@ def run(args: argparse.Namespace) -> list[dict]:
         if args.task and not any(s in task_dir.name for s in args.task):
             continue
         view = TaskView(task_dir)
-        attacks = [a for a in applicable(view)
-                   if (not only or a.name in only) and (args.wave is None or a.wave == args.wave)]
+        attacks = [
+            a for a in applicable(view) if (not only or a.name in only) and (args.wave is None or a.wave == args.wave)
+        ]
         controls: list[Control] = [] if args.no_reference else [ReferenceControl()]
         controls += [Submission(a) for a in attacks]
         if not attacks and args.no_reference:
@@ -85,20 +93,27 @@ def run(args: argparse.Namespace) -> list[dict]:
         by_name = {a.name: a for a in attacks}
         for result in matrix.results:
             attack = by_name.get(result.control)
-            rows.append({
-                "attack": result.control,
-                "class": attack.cls if attack else "reference",
-                "task": label(view),
-                "task_id": task_dir.name,
-                "family": view.family,
-                "reward": result.reward,
-                "reason": ((result.verdict or {}).get("reason") or "").replace("\n", " "),
-                "rules": sorted({f.get("rule", "?") for f in (result.verdict or {}).get("tamper_findings") or []
-                                 if isinstance(f, dict)}),
-                "verdict": result.verdict,
-                "seconds": result.seconds,
-                "agent_stopped_by": getattr(result.agent, "stopped_by", None),
-            })
+            rows.append(
+                {
+                    "attack": result.control,
+                    "class": attack.cls if attack else "reference",
+                    "task": label(view),
+                    "task_id": task_dir.name,
+                    "family": view.family,
+                    "reward": result.reward,
+                    "reason": ((result.verdict or {}).get("reason") or "").replace("\n", " "),
+                    "rules": sorted(
+                        {
+                            f.get("rule", "?")
+                            for f in (result.verdict or {}).get("tamper_findings") or []
+                            if isinstance(f, dict)
+                        }
+                    ),
+                    "verdict": result.verdict,
+                    "seconds": result.seconds,
+                    "agent_stopped_by": getattr(result.agent, "stopped_by", None),
+                }
+            )
         print(f"#   done in {time.monotonic() - started:.0f}s", file=sys.stderr, flush=True)
     return rows
 
@@ -113,23 +128,29 @@ def print_table(rows: list[dict]) -> None:
     for r in rows:
         reason = r["reason"] + (f" [{','.join(r['rules'])}]" if r.get("rules") else "")
         reason = reason if len(reason) <= 140 else reason[:137] + "..."
-        print(f"{r['attack']:<{width_attack}}  {r['class']:<16}  {r['task']:<{width_task}}  "
-              f"{fmt(r['reward']):>6}  {reason}")
+        print(
+            f"{r['attack']:<{width_attack}}  {r['class']:<16}  {r['task']:<{width_task}}  "
+            f"{fmt(r['reward']):>6}  {reason}"
+        )
     attacks = [r for r in rows if r["class"] != "reference"]
     refs = [r for r in rows if r["class"] == "reference"]
     scored = [r for r in attacks if (r["reward"] or 0) > 0]
     full = [r for r in attacks if (r["reward"] or 0) >= 1.0]
     print()
     print(f"reference: {sum(1 for r in refs if r['reward'] == 1.0)}/{len(refs)} tasks at 1.0")
-    print(f"attack trials: {len(attacks)}; above 0: {len(scored)}; full 1.0: {len(full)}; "
-          f"no reward (None): {sum(1 for r in attacks if r['reward'] is None)}")
+    print(
+        f"attack trials: {len(attacks)}; above 0: {len(scored)}; full 1.0: {len(full)}; "
+        f"no reward (None): {sum(1 for r in attacks if r['reward'] is None)}"
+    )
     names_scored = sorted({r["attack"] for r in scored})
     print(f"attacks that scored on some task: {len(names_scored)}/{len({r['attack'] for r in attacks})}")
     for cls in CLASSES:
         in_cls = [r for r in attacks if r["class"] == cls]
         if in_cls:
-            print(f"  {cls:<16} trials {len(in_cls):>3}  >0 {sum(1 for r in in_cls if (r['reward'] or 0) > 0):>3}  "
-                  f"=1 {sum(1 for r in in_cls if (r['reward'] or 0) >= 1):>3}")
+            print(
+                f"  {cls:<16} trials {len(in_cls):>3}  >0 {sum(1 for r in in_cls if (r['reward'] or 0) > 0):>3}  "
+                f"=1 {sum(1 for r in in_cls if (r['reward'] or 0) >= 1):>3}"
+            )
     for r in scored:
         print(f"  SCORED {r['attack']} on {r['task']}: {r['reward']:.3f} ({r['reason'][:100]})")
 
@@ -144,8 +165,13 @@ def main() -> int:
     parser.add_argument("--parallelism", type=int, default=2)
     parser.add_argument("--no-reference", action="store_true", help="skip the reference sanity check")
     parser.add_argument("--list", action="store_true", help="list the attacks and exit")
-    parser.add_argument("--print-json", type=Path, nargs="+", metavar="JSON",
-                        help="print the table of earlier --json results (merged) instead of running")
+    parser.add_argument(
+        "--print-json",
+        type=Path,
+        nargs="+",
+        metavar="JSON",
+        help="print the table of earlier --json results (merged) instead of running",
+    )
     args = parser.parse_args()
     if args.list:
         for a in ATTACKS:

@@ -40,8 +40,12 @@ def job_config(task_dir: Path, jobs_dir: Path, concurrency: int, one_per_class: 
         for attack in attacks
     ]
     return {
-        "job_name": task_dir.name, "jobs_dir": str(jobs_dir), "n_concurrent_trials": concurrency,
-        "environment": {"import_path": ENVIRONMENT_IMPORT_PATH}, "tasks": [{"path": str(task_dir)}], "agents": agents,
+        "job_name": task_dir.name,
+        "jobs_dir": str(jobs_dir),
+        "n_concurrent_trials": concurrency,
+        "environment": {"import_path": ENVIRONMENT_IMPORT_PATH},
+        "tasks": [{"path": str(task_dir)}],
+        "agents": agents,
     }
 
 
@@ -62,8 +66,9 @@ def main() -> int:
         config = jobs_dir / f"{task_dir.name}.yaml"
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text(yaml.safe_dump(job_config(task_dir, jobs_dir, args.concurrency, args.one_per_class)))
-        run = subprocess.run([str(HARBOR), "run", "-c", str(config), "--quiet"], capture_output=True, text=True,
-                             env=env, check=False)
+        run = subprocess.run(
+            [str(HARBOR), "run", "-c", str(config), "--quiet"], capture_output=True, text=True, env=env, check=False
+        )
         if run.returncode != 0:
             print(f"{task_dir.name}: harbor run exit {run.returncode}\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
             failed = True
@@ -79,8 +84,10 @@ def main() -> int:
     attacks = [row for row in rows if row[0] not in ("oracle", "nop")]
     scored = [row for row in attacks if row[2] != 0.0]
     oracle_ok = all(row[2] == 1.0 for row in rows if row[0] == "oracle")
-    print(f"\n{len(attacks)} attack trials through harbor run; scored above 0 (or no reward): {len(scored)}; "
-          f"oracle 1.0 on every task: {oracle_ok}; jobs in {jobs_dir}")
+    print(
+        f"\n{len(attacks)} attack trials through harbor run; scored above 0 (or no reward): {len(scored)}; "
+        f"oracle 1.0 on every task: {oracle_ok}; jobs in {jobs_dir}"
+    )
     return 1 if failed or scored or not oracle_ok else 0
 
 

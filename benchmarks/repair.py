@@ -119,13 +119,15 @@ def _op_overhead(home: Path, steps: int) -> float:
 
     defs = dg.Definitions(assets=[bench_stage], resources={"refs": dg.mem_io_manager}, executor=dg.in_process_executor)
     job = defs.resolve_implicit_global_asset_job_def()
-    seconds = {}
+    seconds: dict[int, list[float]] = {}
     home.mkdir(parents=True, exist_ok=True)
     with dg.DagsterInstance.local_temp(str(home)) as instance:
         instance.add_dynamic_partitions("bench", ["k"])
         for n in (0, steps, 0, steps):
-            config = {"ops": {"bench_stage": {"ops": {"fan_out": {"config": {"n": n}}}}},
-                      "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+            config = {
+                "ops": {"bench_stage": {"ops": {"fan_out": {"config": {"n": n}}}}},
+                "loggers": {"console": {"config": {"log_level": "WARNING"}}},
+            }
             started = time.perf_counter()
             job.execute_in_process(instance=instance, partition_key="k", run_config=config)
             seconds.setdefault(n, []).append(time.perf_counter() - started)
@@ -151,20 +153,30 @@ def main_benchmark() -> None:
             report = json.loads((root / "tasks" / "report.json").read_text())
             with dg.DagsterInstance.get() as instance:
                 events = _events_of_last_runs(instance, 2)
-            rows.append((label, seconds, report["funnel"]["published"], *_work_done(root / "workspace", since, report), events))
+            rows.append(
+                (label, seconds, report["funnel"]["published"], *_work_done(root / "workspace", since, report), events)
+            )
         reasons = Counter(c["reason"] for c in report["candidates"] if c.get("reason"))
         _remove_images(engine, tags)
-    print(f"{'run':<6} {'seconds':>8} {'tasks':>6} {'s/task':>7} {'builds':>7} {'trial matrices':>15} "
-          f"{'model calls':>12} {'events':>7}")
+    print(
+        f"{'run':<6} {'seconds':>8} {'tasks':>6} {'s/task':>7} {'builds':>7} {'trial matrices':>15} "
+        f"{'model calls':>12} {'events':>7}"
+    )
     for label, seconds, tasks, builds, trials, calls, events in rows:
-        print(f"{label:<6} {seconds:8.1f} {tasks:6d} {seconds / max(tasks, 1):7.1f} {builds:7d} {trials:15d} "
-              f"{calls:12d} {events:7d}")
+        print(
+            f"{label:<6} {seconds:8.1f} {tasks:6d} {seconds / max(tasks, 1):7.1f} {builds:7d} {trials:15d} "
+            f"{calls:12d} {events:7d}"
+        )
     cold, warm = rows[0][1], rows[1][1]
     print(f"dropped: {dict(reasons)}")
-    print(f"warm / cold = {warm / cold:.1%} (target < 10%); cold s/task target < 15 s; "
-          f"seed smoke run: {38 / SEED:.1f} s/task")
-    print(f"op overhead: {overhead * 1000:.0f} ms per per-candidate Docker step, "
-          f"{overhead * DOCKER_STEPS_PER_TASK:.2f} s per task ({DOCKER_STEPS_PER_TASK} steps)")
+    print(
+        f"warm / cold = {warm / cold:.1%} (target < 10%); cold s/task target < 15 s; "
+        f"seed smoke run: {38 / SEED:.1f} s/task"
+    )
+    print(
+        f"op overhead: {overhead * 1000:.0f} ms per per-candidate Docker step, "
+        f"{overhead * DOCKER_STEPS_PER_TASK:.2f} s per task ({DOCKER_STEPS_PER_TASK} steps)"
+    )
 
 
 if __name__ == "__main__":

@@ -50,7 +50,9 @@ def _peak_rss_mb() -> float:
 
 def _write_generated_session(path: Path, commands: int = COMMANDS) -> int:
     """Write an ATIF document to ``path`` step by step (steps last); return the content bytes its edits change."""
-    module = "".join(f"def function_{i}(value):\n    return value * {i}  # padding padding padding\n" for i in range(300))
+    module = "".join(
+        f"def function_{i}(value):\n    return value * {i}  # padding padding padding\n" for i in range(300)
+    )
     header = {
         "schema_version": "ATIF-v1.7",
         "session_id": "bench",
@@ -70,15 +72,13 @@ def _write_generated_session(path: Path, commands: int = COMMANDS) -> int:
         if extra:
             result["extra"] = extra
         count += 1
-        step = (
-            {
-                "step_id": count,
-                "source": "agent",
-                "message": "",
-                "tool_calls": [{"tool_call_id": call_id, "function_name": name, "arguments": arguments}],
-                "observation": {"results": [result]},
-            }
-        )
+        step = {
+            "step_id": count,
+            "source": "agent",
+            "message": "",
+            "tool_calls": [{"tool_call_id": call_id, "function_name": name, "arguments": arguments}],
+            "observation": {"results": [result]},
+        }
         handle.write("," + json.dumps(step))
 
     for index in range(FILES):
@@ -94,7 +94,12 @@ def _write_generated_session(path: Path, commands: int = COMMANDS) -> int:
         changed += len(new)
         call("Edit", {"file_path": f"{ROOT}/pkg/module_{target}.py", "old_string": old, "new_string": new}, "updated")
         exit_code = command % 2
-        call("Bash", {"command": f"python -m pytest -q tests/test_m.py -k case_{command}"}, test_output, {"exit_code": exit_code})
+        call(
+            "Bash",
+            {"command": f"python -m pytest -q tests/test_m.py -k case_{command}"},
+            test_output,
+            {"exit_code": exit_code},
+        )
     handle.write("]}")
     handle.close()
     return changed
@@ -115,11 +120,17 @@ def _run(name: str, source: Path, changed: int | None) -> None:
         replay_rss = _peak_rss_mb()
         if megabytes > 100:
             # Loading a 500 MB record whole is the miners' business, not the replay's.
-            print(f"== {name}\ninput {megabytes:.1f} MB ATIF, {result.record.fidelity.events} timeline events, "
-                  f"{result.record.fidelity.commands} shell commands")
-            print(f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | "
-                  f"total {written - started:.2f} s wall, {cpu:.2f} s CPU")
-            print(f"peak RSS {replay_rss:.0f} MB; record on disk {on_disk / 1e6:.2f} MB, blobs {blob_bytes / 1e6:.2f} MB")
+            print(
+                f"== {name}\ninput {megabytes:.1f} MB ATIF, {result.record.fidelity.events} timeline events, "
+                f"{result.record.fidelity.commands} shell commands"
+            )
+            print(
+                f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | "
+                f"total {written - started:.2f} s wall, {cpu:.2f} s CPU"
+            )
+            print(
+                f"peak RSS {replay_rss:.0f} MB; record on disk {on_disk / 1e6:.2f} MB, blobs {blob_bytes / 1e6:.2f} MB"
+            )
             return
         read_started = time.perf_counter()
         record = ReplayRecord.load(Path(out))
@@ -129,16 +140,26 @@ def _run(name: str, source: Path, changed: int | None) -> None:
     total = written - started
     print(f"== {name}")
     print(f"input {megabytes:.1f} MB ATIF, {fidelity.events} timeline events, {fidelity.commands} shell commands")
-    print(f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | total {total:.2f} s wall, {cpu:.2f} s CPU")
+    print(
+        f"read+validate+replay {replayed - started:.2f} s | write {written - replayed:.2f} s | "
+        f"total {total:.2f} s wall, {cpu:.2f} s CPU"
+    )
     print(f"throughput {fidelity.events / total:,.0f} events/s, {megabytes / total:.1f} MB/s")
-    print(f"read back: load + files_before() for all {fidelity.commands} commands ({snapshot_files:,} file contents) {read_back:.2f} s")
+    print(
+        f"read back: load + files_before() for all {fidelity.commands} commands "
+        f"({snapshot_files:,} file contents) {read_back:.2f} s"
+    )
     print(f"peak RSS {replay_rss:.0f} MB through load+replay+write; {_peak_rss_mb():.0f} MB including the read back")
     changed_text = f"{changed / 1e6:.2f} MB changed by writes/edits; " if changed is not None else ""
     print(
-        f"snapshot storage: {changed_text}{fidelity.stored_bytes / 1e6:.2f} MB stored (blobs {blob_bytes / 1e6:.2f} MB + deltas); "
+        f"snapshot storage: {changed_text}{fidelity.stored_bytes / 1e6:.2f} MB stored "
+        f"(blobs {blob_bytes / 1e6:.2f} MB + deltas); "
         f"record on disk {on_disk / 1e6:.2f} MB incl. timeline with outputs"
     )
-    print(f"fidelity: rebuilt {fidelity.files_rebuilt}, lost {fidelity.files_lost}, edits applied {fidelity.edits_applied}, failed {fidelity.edits_failed}")
+    print(
+        f"fidelity: rebuilt {fidelity.files_rebuilt}, lost {fidelity.files_lost}, "
+        f"edits applied {fidelity.edits_applied}, failed {fidelity.edits_failed}"
+    )
 
 
 def main() -> None:
@@ -153,7 +174,9 @@ def main() -> None:
     scenario = arguments.scenario
     if scenario is None:
         for name in ("real", "generated"):
-            subprocess.run([sys.executable, __file__, "--scenario", name, "--commands", str(arguments.commands)], check=True)
+            subprocess.run(
+                [sys.executable, __file__, "--scenario", name, "--commands", str(arguments.commands)], check=True
+            )
         return
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "trajectory.json"
@@ -170,7 +193,9 @@ def main() -> None:
             # Made in a child process: its memory is not the replay's.
             made = subprocess.run(
                 [sys.executable, __file__, "--write-generated", str(source), "--commands", str(arguments.commands)],
-                check=True, capture_output=True, text=True,
+                check=True,
+                capture_output=True,
+                text=True,
             )
             _run(f"generated: {FILES} files, {arguments.commands} shell commands", source, int(made.stdout))
 

@@ -49,11 +49,17 @@ def main() -> None:
                 work = make_workdir(root / f"{point}-{round_}")
                 kill_at(client, work, point)
                 reruns[point].append(run_cli(work))
-            print(f"# round {round_ + 1}: cold {cold[-1]:.1f} s, reruns "
-                  + ", ".join(f"{point} {times[-1]:.1f} s" for point, times in reruns.items()), flush=True)
+            print(
+                f"# round {round_ + 1}: cold {cold[-1]:.1f} s, reruns "
+                + ", ".join(f"{point} {times[-1]:.1f} s" for point, times in reruns.items()),
+                flush=True,
+            )
     cold_median = statistics.median(cold)
     # Also each rerun against its own round's cold run: a load spike hits both of a round.
-    print(f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10} {'paired':>8}   (medians of {args.repeat})")
+    print(
+        f"{'killed during':<14} {'cold s':>8} {'rerun s':>8} {'rerun/cold':>10} {'paired':>8}"
+        f"   (medians of {args.repeat})"
+    )
     for point, times in reruns.items():
         rerun = statistics.median(times)
         paired = statistics.median(time / cold_s for time, cold_s in zip(times, cold, strict=True))

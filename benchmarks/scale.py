@@ -229,8 +229,10 @@ def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | N
             reasons: list[str | None] = []
             for family in selected_families(families):
                 mine_partition(space, family, key)
-                reasons += [status.drop.reason if status.drop else None
-                            for status in partition_statuses(space, family.name, key)]
+                reasons += [
+                    status.drop.reason if status.drop else None
+                    for status in partition_statuses(space, family.name, key)
+                ]
             mined[by_path[sources[key].path]] = reasons
     missing = [shape.name for shape in shapes if shape not in mined]
     if missing:
@@ -246,12 +248,17 @@ def sample_shapes(families: list[str]) -> Shapes:
     whole, that give at least one candidate past mining (or one that is only a
     ``duplicate_of`` another copy of the sample: made unique, it goes on)."""
     # Scenario by scenario, each in every format: consecutive sessions take turns of format.
-    samples = sorted((path for path in SAMPLES.rglob("*") if path.suffix in (".json", ".jsonl")),
-                     key=lambda path: (path.stem, path.parent.name))
+    samples = sorted(
+        (path for path in SAMPLES.rglob("*") if path.suffix in (".json", ".jsonl")),
+        key=lambda path: (path.stem, path.parent.name),
+    )
     variants: dict[Path, list[Shape]] = {}
     for sample in samples:
-        texts = {WHOLE: sample.read_text(encoding="utf-8"), NO_COMMAND: cut_before(sample, runs_a_command),
-                 NO_TOOL: cut_before(sample, calls_a_tool)}
+        texts = {
+            WHOLE: sample.read_text(encoding="utf-8"),
+            NO_COMMAND: cut_before(sample, runs_a_command),
+            NO_TOOL: cut_before(sample, calls_a_tool),
+        }
         unique = {text: cut for cut, text in reversed(texts.items())}  # the longest cut's name per text
         variants[sample] = [Shape(sample, cut, text) for text, cut in unique.items()]
         variants[sample].sort(key=lambda shape: [WHOLE, NO_COMMAND, NO_TOOL].index(shape.cut))
@@ -259,8 +266,12 @@ def sample_shapes(families: list[str]) -> Shapes:
     quiet = []
     for sample in samples:
         quiet += [shape for shape in variants[sample] if not any(r in NOT_QUIET for r in mined[shape])][:1]
-    yielding = [variants[sample][0] for scenario in YIELDING_SCENARIOS for sample in samples
-                if sample.stem == scenario and any(r in NOT_QUIET for r in mined[variants[sample][0]])]
+    yielding = [
+        variants[sample][0]
+        for scenario in YIELDING_SCENARIOS
+        for sample in samples
+        if sample.stem == scenario and any(r in NOT_QUIET for r in mined[variants[sample][0]])
+    ]
     return Shapes(quiet=quiet, yielding=yielding)
 
 
@@ -331,8 +342,10 @@ def describe_shapes(shapes: Shapes) -> str:
     formats = sorted({shape.sample.parent.name for shape in shapes.quiet})
     quiet = ", ".join(f"{number} {cut}" for cut, number in cuts.items())
     yielding = ", ".join(shape.name for shape in shapes.yielding) or "none"
-    return (f"quiet shapes ({len(shapes.quiet)}, formats {', '.join(formats)}): {quiet}; "
-            f"yielding shapes ({len(shapes.yielding)}): {yielding}")
+    return (
+        f"quiet shapes ({len(shapes.quiet)}, formats {', '.join(formats)}): {quiet}; "
+        f"yielding shapes ({len(shapes.yielding)}): {yielding}"
+    )
 
 
 # --- One count, measured by a wrapper subprocess --------------------------------------------
@@ -370,8 +383,16 @@ def _count_entries(folder: Path) -> int:
 
 def measure(config: Path, workspace: Path, figures_file: Path, interval: float = 1.0) -> int:
     """The wrapper: ``traj2env generate`` as its only child; wall, rusage and sampled RSS to JSON."""
-    command = [sys.executable, "-m", "traj2env_assets.cli", "generate", "--config", str(config),
-               "--workspace", str(workspace)]
+    command = [
+        sys.executable,
+        "-m",
+        "traj2env_assets.cli",
+        "generate",
+        "--config",
+        str(config),
+        "--workspace",
+        str(workspace),
+    ]
     log = workspace.parent / "generate.log"
     started = time.perf_counter()
     with log.open("w") as output:
@@ -381,8 +402,9 @@ def measure(config: Path, workspace: Path, figures_file: Path, interval: float =
 
         def poll() -> None:
             while not done.wait(interval):
-                samples.append((time.perf_counter() - started, _count_entries(workspace / "replay"),
-                                _tree_rss_kib(process.pid)))
+                samples.append(
+                    (time.perf_counter() - started, _count_entries(workspace / "replay"), _tree_rss_kib(process.pid))
+                )
 
         poller = threading.Thread(target=poll, daemon=True)
         poller.start()
@@ -391,8 +413,13 @@ def measure(config: Path, workspace: Path, figures_file: Path, interval: float =
         poller.join()
     wall = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    figures = {"code": code, "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-               "maxrss_kib": usage.ru_maxrss, "samples": samples}
+    figures = {
+        "code": code,
+        "wall": wall,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "maxrss_kib": usage.ru_maxrss,
+        "samples": samples,
+    }
     figures_file.write_text(json.dumps(figures), encoding="utf-8")
     return code
 
@@ -479,7 +506,12 @@ def write_config(root: Path, sessions: Path, families: list[str], jobs: int) -> 
 
 
 def run_count(
-    root: Path, count: int, families: list[str], jobs: int, shapes: Shapes, mine_share: float,
+    root: Path,
+    count: int,
+    families: list[str],
+    jobs: int,
+    shapes: Shapes,
+    mine_share: float,
     checkpoints: list[int] | None = None,
 ) -> CountRun:
     """Generate ``count`` sessions into ``root`` and run ``traj2env generate`` on them, measured;
@@ -499,8 +531,14 @@ def run_count(
         sys.stderr.write(log.read_text(errors="replace")[-5000:] if log.is_file() else "")
         raise SystemExit(f"traj2env generate on {count} sessions exited with {completed.returncode}")
     figures = json.loads(figures_file.read_text(encoding="utf-8"))
-    run = CountRun(count=count, yielding=sum(1 for s in sessions if s.yields), families=families,
-                   wall=figures["wall"], cpu=figures["cpu"], maxrss_kib=figures["maxrss_kib"])
+    run = CountRun(
+        count=count,
+        yielding=sum(1 for s in sessions if s.yields),
+        families=families,
+        wall=figures["wall"],
+        cpu=figures["cpu"],
+        maxrss_kib=figures["maxrss_kib"],
+    )
     samples = figures["samples"]
     run.tree_rss_kib = max((rss for _, _, rss in samples), default=0)
     run.end_rss_kib = samples[-1][2] if samples else 0
@@ -538,9 +576,27 @@ def print_table(runs: list[CountRun], jobs: int, tolerance: float) -> None:
 
     console = Console(width=None if sys.stdout.isatty() else 240)
     table = Table(title=f"traj2env generate at scale: families {', '.join(runs[0].families)}, jobs {jobs}, no model")
-    columns = ("sessions", "yielding", "registered", "candidates", "past mining", "published", "wall s", "s/sess",
-               "+s/sess", "CPU s", "peak RSS MiB", "tree RSS MiB", "event log MiB", "runs DB MiB", "KiB/sess",
-               "+KiB/sess", "events", "events/sess", "runs")
+    columns = (
+        "sessions",
+        "yielding",
+        "registered",
+        "candidates",
+        "past mining",
+        "published",
+        "wall s",
+        "s/sess",
+        "+s/sess",
+        "CPU s",
+        "peak RSS MiB",
+        "tree RSS MiB",
+        "event log MiB",
+        "runs DB MiB",
+        "KiB/sess",
+        "+KiB/sess",
+        "events",
+        "events/sess",
+        "runs",
+    )
     for name in columns:
         table.add_column(name, justify="right")
     previous: CountRun | None = None
@@ -553,21 +609,38 @@ def print_table(runs: list[CountRun], jobs: int, tolerance: float) -> None:
             previous_bytes = previous.event_log_bytes + previous.runs_db_bytes
             added_kib = f"{(log_bytes - previous_bytes) / 1024 / added:.1f}"
         table.add_row(
-            str(run.count), str(run.yielding), str(run.registered), str(run.candidates), str(run.live),
-            str(run.published), f"{run.wall:.1f}", f"{run.wall / run.count:.3f}", added_wall, f"{run.cpu:.1f}",
-            _mib(run.maxrss_kib, 1024), _mib(run.tree_rss_kib, 1024), _mib(run.event_log_bytes, 1),
-            _mib(run.runs_db_bytes, 1), f"{log_bytes / 1024 / run.count:.1f}", added_kib,
+            str(run.count),
+            str(run.yielding),
+            str(run.registered),
+            str(run.candidates),
+            str(run.live),
+            str(run.published),
+            f"{run.wall:.1f}",
+            f"{run.wall / run.count:.3f}",
+            added_wall,
+            f"{run.cpu:.1f}",
+            _mib(run.maxrss_kib, 1024),
+            _mib(run.tree_rss_kib, 1024),
+            _mib(run.event_log_bytes, 1),
+            _mib(run.runs_db_bytes, 1),
+            f"{log_bytes / 1024 / run.count:.1f}",
+            added_kib,
             "-" if run.events is None else str(run.events),
-            "-" if run.events is None else f"{run.events / run.count:.1f}", "-" if run.runs is None else str(run.runs),
+            "-" if run.events is None else f"{run.events / run.count:.1f}",
+            "-" if run.runs is None else str(run.runs),
         )
         previous = run
     console.print(table)
     largest = max(runs, key=lambda r: r.count)
     if largest.checkpoints:
-        marks = ", ".join(f"{rss / 1024:.1f} MiB at {checkpoint}" if rss else f"- at {checkpoint}"
-                          for checkpoint, rss in largest.checkpoints.items())
-        print(f"tree RSS within the {largest.count}-session run when its replay stage had reached N sessions: {marks} "
-              f"(end of run: {largest.end_rss_kib / 1024:.1f} MiB)")
+        marks = ", ".join(
+            f"{rss / 1024:.1f} MiB at {checkpoint}" if rss else f"- at {checkpoint}"
+            for checkpoint, rss in largest.checkpoints.items()
+        )
+        print(
+            f"tree RSS within the {largest.count}-session run when its replay stage had reached N sessions: {marks} "
+            f"(end of run: {largest.end_rss_kib / 1024:.1f} MiB)"
+        )
     print(verdict(runs, tolerance))
     print(
         "method: peak RSS = ru_maxrss of the generate command (its wrapper's children rusage, one wrapper per "
@@ -597,15 +670,28 @@ def main() -> None:
     from traj2env_assets.families.registry import implemented_names, selected_families
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--counts", type=parse_counts, default=parse_counts(DEFAULT_COUNTS),
-                        help=f"comma-separated session counts, each on a fresh workspace (default {DEFAULT_COUNTS})")
-    parser.add_argument("--families", default=",".join(implemented_names()),
-                        help="comma-separated (default: every family)")
+    parser.add_argument(
+        "--counts",
+        type=parse_counts,
+        default=parse_counts(DEFAULT_COUNTS),
+        help=f"comma-separated session counts, each on a fresh workspace (default {DEFAULT_COUNTS})",
+    )
+    parser.add_argument(
+        "--families", default=",".join(implemented_names()), help="comma-separated (default: every family)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="the config's jobs option (default 1)")
-    parser.add_argument("--mine-share", type=float, default=0.01,
-                        help="share of sessions from samples that yield candidates (default 0.01)")
-    parser.add_argument("--rss-tolerance", type=float, default=0.25,
-                        help="peak RSS growth from the smallest to the largest count still called flat (default 0.25)")
+    parser.add_argument(
+        "--mine-share",
+        type=float,
+        default=0.01,
+        help="share of sessions from samples that yield candidates (default 0.01)",
+    )
+    parser.add_argument(
+        "--rss-tolerance",
+        type=float,
+        default=0.25,
+        help="peak RSS growth from the smallest to the largest count still called flat (default 0.25)",
+    )
     parser.add_argument("--keep", type=Path, help="keep the sessions and workspaces in this new or empty folder")
     args = parser.parse_args()
     families = [name.strip() for name in args.families.split(",") if name.strip()]
@@ -629,11 +715,21 @@ def main() -> None:
     runs: list[CountRun] = []
     try:
         for count in args.counts:
-            run = run_count(root / f"count-{count}", count, families, args.jobs, shapes, args.mine_share,
-                            checkpoints=args.counts if count == args.counts[-1] else None)
+            run = run_count(
+                root / f"count-{count}",
+                count,
+                families,
+                args.jobs,
+                shapes,
+                args.mine_share,
+                checkpoints=args.counts if count == args.counts[-1] else None,
+            )
             runs.append(run)
-            print(f"{count} sessions: wall {run.wall:.1f} s, CPU {run.cpu:.1f} s, peak RSS "
-                  f"{run.maxrss_kib / 1024:.1f} MiB; load: {_load()}", flush=True)
+            print(
+                f"{count} sessions: wall {run.wall:.1f} s, CPU {run.cpu:.1f} s, peak RSS "
+                f"{run.maxrss_kib / 1024:.1f} MiB; load: {_load()}",
+                flush=True,
+            )
             (root / f"count-{count}" / "run.json").write_text(json.dumps(asdict(run)), encoding="utf-8")
         print_table(runs, args.jobs, args.rss_tolerance)
         print(f"load after: {_load()}")

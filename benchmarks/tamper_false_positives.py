@@ -27,6 +27,7 @@ submission must not be able to stall it.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import subprocess
@@ -101,7 +102,9 @@ def run_checks(comparison: Comparison, work: Path) -> dict[str, dict]:
     for script, command in commands.items():
         out = work / f"{comparison.name.replace('/', '_')}.{script}.json"
         started = time.monotonic()
-        subprocess.run([*command, str(comparison.pristine), str(comparison.submission), str(out)], check=True, timeout=300)
+        subprocess.run(
+            [*command, str(comparison.pristine), str(comparison.submission), str(out)], check=True, timeout=300
+        )
         report = json.loads(out.read_text())
         report["wall_seconds"] = time.monotonic() - started
         reports[script] = report
@@ -117,7 +120,7 @@ def sample_comparisons(work: Path) -> Iterator[Comparison]:
         states = sorted(state for state in project.iterdir() if state.is_dir())
         for state in states:
             yield Comparison(f"{project.name}/{state.name} as new", empty, state)
-        for before, after in zip(states, states[1:]):
+        for before, after in itertools.pairwise(states):
             yield Comparison(f"{project.name} {before.name} -> {after.name}", before, after)
 
 
@@ -217,7 +220,10 @@ def main() -> int:
                 f"in the script, {figures.wall_seconds / figures.runs:.2f} s/run wall with interpreter start"
             )
             for finding in figures.findings:
-                print(f"    {finding['comparison']}: {finding['file']}:{finding['line']} {finding['rule']}: {finding['excerpt']}")
+                print(
+                    f"    {finding['comparison']}: {finding['file']}:{finding['line']} "
+                    f"{finding['rule']}: {finding['excerpt']}"
+                )
             total_findings += len(figures.findings)
     print(f"total findings: {total_findings}")
     return 0

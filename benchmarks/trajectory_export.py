@@ -46,8 +46,10 @@ def splits_figures() -> None:
     grown = assign_splits(first, [*sources, *(f"new-{n:04d}" for n in range(1_000))])
     moved = sum(grown.sources[s] != split for s, split in first.sources.items())
     grown_test = sum(split == "test" for split in grown.sources.values())
-    print(f"splits: 10,000 sources in {seconds * 1000:.1f} ms, test share {test / len(sources):.2%}; "
-          f"+1,000 sources: {moved} moved, test share {grown_test / len(grown.sources):.2%}")
+    print(
+        f"splits: 10,000 sources in {seconds * 1000:.1f} ms, test share {test / len(sources):.2%}; "
+        f"+1,000 sources: {moved} moved, test share {grown_test / len(grown.sources):.2%}"
+    )
 
 
 def export_figures(workdir: Path, count: int, engine: DockerEngine) -> Path:
@@ -58,16 +60,20 @@ def export_figures(workdir: Path, count: int, engine: DockerEngine) -> Path:
     raw_files = sum(1 for p in dataset.rglob("*") if p.is_file())
     started = time.perf_counter()
     manifest = write_dataset(dataset)
-    print(f"dataset.json: {len(manifest.tasks)} tasks from {count // 2} sources in "
-          f"{time.perf_counter() - started:.2f} s; test {len(manifest.split_of('test'))}, "
-          f"train {len(manifest.split_of('train'))}")
+    print(
+        f"dataset.json: {len(manifest.tasks)} tasks from {count // 2} sources in "
+        f"{time.perf_counter() - started:.2f} s; test {len(manifest.split_of('test'))}, "
+        f"train {len(manifest.split_of('train'))}"
+    )
     wheels = download_wheelhouse(workdir / "wheelhouse")
     started = time.perf_counter()
     summary = export_spec(dataset, workdir / "spec", wheelhouse=wheels, docker_client=engine.client)
     archive = (summary.spec_dir / BENCHMARK_DIR / TASKS_ARCHIVE).stat().st_size
-    print(f"export: {time.perf_counter() - started:.1f} s; build context {summary.context_files} files, "
-          f"{summary.context_bytes / 2**20:.1f} MiB (tasks archive {archive / 2**10:.0f} KiB for {raw_files} "
-          f"task files; base images {', '.join(summary.base_images)})")
+    print(
+        f"export: {time.perf_counter() - started:.1f} s; build context {summary.context_files} files, "
+        f"{summary.context_bytes / 2**20:.1f} MiB (tasks archive {archive / 2**10:.0f} KiB for {raw_files} "
+        f"task files; base images {', '.join(summary.base_images)})"
+    )
     return summary.spec_dir
 
 
@@ -82,13 +88,25 @@ def harness_figures(spec_dir: Path, workdir: Path) -> None:
             env.update(TRAJECTORY_API_KEY=API_KEY, TRAJECTORY_BASE_URL=platform.base_url)
             started = time.perf_counter()
             completed = subprocess.run(
-                [sys.executable, str(spec_dir / BENCHMARK_DIR / HARNESS_FILE), "--task", "calc-0000",
-                 "--tasks-dir", str(tasks)], capture_output=True, text=True, env=env, timeout=900, check=False,
+                [
+                    sys.executable,
+                    str(spec_dir / BENCHMARK_DIR / HARNESS_FILE),
+                    "--task",
+                    "calc-0000",
+                    "--tasks-dir",
+                    str(tasks),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=900,
+                check=False,
             )
             seconds = time.perf_counter() - started
         result = json.loads(completed.stdout.strip().splitlines()[-1]) if completed.returncode == 0 else None
-        print(f"harness attempt, {attempt}: {seconds:.1f} s, result {result}, "
-              f"{len(platform.requests)} platform requests")
+        print(
+            f"harness attempt, {attempt}: {seconds:.1f} s, result {result}, {len(platform.requests)} platform requests"
+        )
 
 
 def main() -> int:

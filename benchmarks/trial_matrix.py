@@ -29,7 +29,9 @@ TARGET_MATRIX_S = 20.0
 CONTROLS_ADDED_WITH_THE_GATE = ("expected_from_caller", "degenerate_stub")
 
 
-def run_arm(engine: DockerEngine, label: str, task_dir: Path, controls: list[Control], parallel: list[int], repeat: int) -> None:
+def run_arm(
+    engine: DockerEngine, label: str, task_dir: Path, controls: list[Control], parallel: list[int], repeat: int
+) -> None:
     image = engine.build(task_dir / "environment")
     trial_task = engine.trial_task(image, task_dir)
     for parallelism in [1, *parallel]:
@@ -39,9 +41,15 @@ def run_arm(engine: DockerEngine, label: str, task_dir: Path, controls: list[Con
             seconds.append(matrix.seconds)
             passed &= matrix.passed
         mode = "sequential" if parallelism == 1 else f"parallel x{parallelism}"
-        verdict = "" if parallelism == 1 else f"  target < {TARGET_MATRIX_S:.0f} s: {'ok' if min(seconds) < TARGET_MATRIX_S else 'MISSED'}"
-        print(f"{label:18s} {len(controls):2d} controls, {mode:12s}: min {min(seconds):6.2f} s  "
-              f"median {statistics.median(seconds):6.2f} s  all controls as expected: {passed}{verdict}")
+        verdict = (
+            ""
+            if parallelism == 1
+            else f"  target < {TARGET_MATRIX_S:.0f} s: {'ok' if min(seconds) < TARGET_MATRIX_S else 'MISSED'}"
+        )
+        print(
+            f"{label:18s} {len(controls):2d} controls, {mode:12s}: min {min(seconds):6.2f} s  "
+            f"median {statistics.median(seconds):6.2f} s  all controls as expected: {passed}{verdict}"
+        )
 
 
 def main() -> int:
@@ -55,8 +63,10 @@ def main() -> int:
         root = Path(tmp)
         started = time.monotonic()
         gated, judgement = write_gated_task(engine, python_task(task_id="matrix-gate"), root / "gate")
-        print(f"behaviour gate calibration (image build + probe): {time.monotonic() - started:6.2f} s  "
-              f"cases {judgement.facts['gate_cases']}  coverage {judgement.facts['gate_coverage']}")
+        print(
+            f"behaviour gate calibration (image build + probe): {time.monotonic() - started:6.2f} s  "
+            f"cases {judgement.facts['gate_cases']}  coverage {judgement.facts['gate_coverage']}"
+        )
         plain = write_task(python_task(task_id="matrix-plain"), root / "plain")
         before = [control for control in DEFAULT_CONTROLS if control.name not in CONTROLS_ADDED_WITH_THE_GATE]
         run_arm(engine, "before the gate", plain.path, before, args.parallelism, args.repeat)

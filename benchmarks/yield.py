@@ -1,6 +1,7 @@
 """Yield on a folder of agent logs: where candidates die, and one example of each cause.
 
-    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W] [--repositories auto|PATH,...]
+    .venv/bin/python benchmarks/yield.py DIR [--families repair,build,extend] [--workspace W]
+        [--repositories auto|PATH,...]
     .venv/bin/python benchmarks/yield.py --report W/trajectory-tasks/report.json
 
 Runs ``traj2env generate`` on DIR (a config written to a temporary file; the workspace is
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from traj2env_assets.lifecycle.status import STAGES
@@ -63,7 +64,16 @@ def run_generate(
     }
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", prefix="yield-", delete=False) as handle:
         yaml.safe_dump(config, handle)
-    command = [sys.executable, "-m", "traj2env_assets.cli", "generate", "--config", handle.name, "--workspace", str(workspace)]
+    command = [
+        sys.executable,
+        "-m",
+        "traj2env_assets.cli",
+        "generate",
+        "--config",
+        handle.name,
+        "--workspace",
+        str(workspace),
+    ]
     print(f"running: {' '.join(command)}", flush=True)
     completed = subprocess.run(command, check=False)
     Path(handle.name).unlink()
@@ -100,7 +110,9 @@ def _where(candidate: CandidateRecord) -> str:
     if not path or not Path(path).is_file():
         return ""
     document = json.loads(Path(path).read_text(encoding="utf-8"))
-    return " ".join(f"{key}={value}" for key, value in document.items() if key.endswith(WHERE_SUFFIXES) and value is not None)
+    return " ".join(
+        f"{key}={value}" for key, value in document.items() if key.endswith(WHERE_SUFFIXES) and value is not None
+    )
 
 
 @dataclass
@@ -137,19 +149,43 @@ def drop_reasons(report: RunReport) -> list[Reason]:
     for candidate in report.candidates:
         if candidate.reason and not candidate.kept:
             session = sessions.get(candidate.partition_key, candidate.partition_key)
-            where = _where(candidate) if not found.get((candidate.family, candidate.dropped_at or "mining", candidate.reason)) else ""
-            add(candidate.family, candidate.dropped_at or "mining", candidate.reason, session, where, candidate.detail, candidate.partition_key)
-    return sorted(found.values(), key=lambda r: (-r.count, r.family, STAGES.index(r.stage) if r.stage in STAGES else -1, r.reason))
+            where = (
+                _where(candidate)
+                if not found.get((candidate.family, candidate.dropped_at or "mining", candidate.reason))
+                else ""
+            )
+            add(
+                candidate.family,
+                candidate.dropped_at or "mining",
+                candidate.reason,
+                session,
+                where,
+                candidate.detail,
+                candidate.partition_key,
+            )
+    return sorted(
+        found.values(), key=lambda r: (-r.count, r.family, STAGES.index(r.stage) if r.stage in STAGES else -1, r.reason)
+    )
 
 
 def reasons_table(reasons: list[Reason]) -> Table:
     table = Table(title="drop reasons (one example each)", show_lines=True)
-    for name, justify in (("family", "left"), ("stage", "left"), ("reason", "left"), ("count", "right"), ("sessions", "right"), ("example", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("family", "left"),
+        ("stage", "left"),
+        ("reason", "left"),
+        ("count", "right"),
+        ("sessions", "right"),
+        ("example", "left"),
+    )
+    for name, justify in columns:
         table.add_column(name, justify=justify, overflow="fold")
     for reason in reasons:
         session, where, detail = reason.example
         example = f"{session}\n{where + chr(10) if where else ''}{detail[:400]}"
-        table.add_row(reason.family or "(input)", reason.stage, reason.reason, str(reason.count), str(len(reason.keys)), example)
+        table.add_row(
+            reason.family or "(input)", reason.stage, reason.reason, str(reason.count), str(len(reason.keys)), example
+        )
     return table
 
 
@@ -185,7 +221,8 @@ def main() -> int:
     parser.add_argument("--workspace", type=Path, help="workspace of the run (default: a new temporary folder, kept)")
     parser.add_argument("--report", type=Path, help="read this report.json instead of running the pipeline")
     parser.add_argument(
-        "--repositories", help="source.repositories: `auto`, or comma-separated local git checkouts of the sessions' projects"
+        "--repositories",
+        help="source.repositories: `auto`, or comma-separated local git checkouts of the sessions' projects",
     )
     arguments = parser.parse_args()
     families = [name.strip() for name in arguments.families.split(",") if name.strip()]

@@ -23,17 +23,36 @@ def main(target: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     requirements = target / REQUIREMENTS
     subprocess.run(
-        [uv.find_uv_bin(), "export", "--quiet", "--frozen", "--no-hashes", "--no-dev", "--no-emit-project",
-         "--extra", "scan", "--format", "requirements-txt", "-o", str(requirements)],
-        cwd=REPO_ROOT, check=True,
+        [
+            uv.find_uv_bin(),
+            "export",
+            "--quiet",
+            "--frozen",
+            "--no-hashes",
+            "--no-dev",
+            "--no-emit-project",
+            "--extra",
+            "scan",
+            "--format",
+            "requirements-txt",
+            "-o",
+            str(requirements),
+        ],
+        cwd=REPO_ROOT,
+        check=True,
     )
     # `name==version ; marker` lines; the indented lines are uv's "# via" comments.
-    pins = [line.strip() for line in requirements.read_text(encoding="utf-8").splitlines()
-            if line.strip() and not line[0].isspace() and not line.startswith("#")]
+    pins = [
+        line.strip()
+        for line in requirements.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line[0].isspace() and not line.startswith("#")
+    ]
     download_wheels(pins, target)
     for stale in target.glob("traj2env-*.whl"):
         stale.unlink()
-    subprocess.run([uv.find_uv_bin(), "build", "--quiet", "--wheel", "--out-dir", str(target)], cwd=REPO_ROOT, check=True)
+    subprocess.run(
+        [uv.find_uv_bin(), "build", "--quiet", "--wheel", "--out-dir", str(target)], cwd=REPO_ROOT, check=True
+    )
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from traj2env_assets.config import DEFAULT_WORKSPACE, ConfigError, RunSettings, 
 from traj2env_assets.definitions import build_definitions, pipeline_job
 from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
-from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.partitions import TRAJECTORIES, trajectories
 from traj2env_assets.defs.pool_storage import event_log_storage_config
 from traj2env_assets.defs.pool_wait import DEFAULT_MAX_POOL_WAIT_S, PoolWaits, PoolWaitTimeout, sleeping_pool_waits
 from traj2env_assets.defs.pools import apply_pool_limits
@@ -170,7 +170,10 @@ def _one_planned_event_per_asset() -> Iterator[None]:
 
 
 def run_partitions(
-    job: dg.JobDefinition, instance: dg.DagsterInstance, batch: list[str], run_tags: dict[str, str],
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    batch: list[str],
+    run_tags: dict[str, str],
     waits: PoolWaits,
 ) -> list[str]:
     """Run ``batch`` in one range run; if it fails, rerun its keys one by one. Returns failed keys.
@@ -210,13 +213,15 @@ def generate(
     return report
 
 
-def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance, max_pool_wait_s: float) -> Path:
+def _generate(
+    settings: RunSettings, workspace: Workspace, instance: dg.DagsterInstance, max_pool_wait_s: float
+) -> Path:
     options = settings.options
     # A killed earlier run must not keep this one waiting for what it held.
     release_dead_work(instance)
     registration = register_sources(workspace, settings.source.path, settings.source.format, options.limit)
     keys = registration.new + registration.changed + registration.unchanged
-    instance.add_dynamic_partitions(trajectories.name, keys)
+    instance.add_dynamic_partitions(TRAJECTORIES, keys)
     apply_pool_limits(instance, options)
     # Every run of this generate shares one LLM spend ledger (and its cap).
     run_tags = {SPEND_SCOPE_TAG: f"generate-{uuid.uuid4().hex[:12]}"}
@@ -239,8 +244,13 @@ def _generate(settings: RunSettings, workspace: Workspace, instance: dg.DagsterI
 
 
 def _run_batches_here(
-    job: dg.JobDefinition, instance: dg.DagsterInstance, batches: list[list[str]], run_tags: dict[str, str],
-    counter: StageCounter, progress: StageProgress, max_pool_wait_s: float,
+    job: dg.JobDefinition,
+    instance: dg.DagsterInstance,
+    batches: list[list[str]],
+    run_tags: dict[str, str],
+    counter: StageCounter,
+    progress: StageProgress,
+    max_pool_wait_s: float,
 ) -> list[str]:
     """One batch after another in this process (``jobs`` 1, or a single batch): no worker
     process to start, which would cost more than the batch."""
@@ -319,16 +329,23 @@ def _showing_waits(waiting: Queue, progress: StageProgress) -> Iterator[None]:
 
 
 def _run_batches_in_workers(
-    settings: RunSettings, batches: list[list[str]], run_tags: dict[str, str], counter: StageCounter,
-    progress: StageProgress, max_pool_wait_s: float,
+    settings: RunSettings,
+    batches: list[list[str]],
+    run_tags: dict[str, str],
+    counter: StageCounter,
+    progress: StageProgress,
+    max_pool_wait_s: float,
 ) -> list[str]:
     context = multiprocessing.get_context("spawn")
     waiting: Queue = context.Queue()
     workers = min(settings.options.jobs, len(batches))
     failed: dict[int, list[str]] = {}
-    with _showing_waits(waiting, progress), ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_init_worker, initargs=(settings, max_pool_wait_s, waiting)
-    ) as pool:
+    with (
+        _showing_waits(waiting, progress),
+        ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_init_worker, initargs=(settings, max_pool_wait_s, waiting)
+        ) as pool,
+    ):
         pending: dict[Future[list[str]], int] = {}
         try:
             for index, batch in enumerate(batches):
@@ -399,16 +416,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gen.add_argument("--llm", default=None, help="model for the LLM families, e.g. anthropic/claude-...")
     gen.add_argument(
-        "--max-spend-usd", type=float, default=None, metavar="USD",
+        "--max-spend-usd",
+        type=float,
+        default=None,
+        metavar="USD",
         help="LLM spend cap for this run (overrides the config's max_llm_spend_usd; 0 is unlimited)",
     )
     gen.add_argument(
-        "--workspace", type=Path, default=DEFAULT_WORKSPACE,
+        "--workspace",
+        type=Path,
+        default=DEFAULT_WORKSPACE,
         help="stage outputs root, and home of the outputs the config leaves out (destination, llm_cache_dir); "
         "relative paths written in the config resolve against the current directory",
     )
     gen.add_argument(
-        "--max-pool-wait", type=float, default=DEFAULT_MAX_POOL_WAIT_S, metavar="SECONDS",
+        "--max-pool-wait",
+        type=float,
+        default=DEFAULT_MAX_POOL_WAIT_S,
+        metavar="SECONDS",
         help="fail (exit 1) when a step waits longer than this for a Docker or LLM pool slot another run holds",
     )
     gen.set_defaults(handler=_generate_command)
@@ -416,7 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--dataset", type=Path, required=True, help="the published tasks (the config's destination)")
     export.add_argument("--out", type=Path, required=True, help="where to write benchmark/ and upload.py")
     export.add_argument(
-        "--wheelhouse", type=Path, default=None,
+        "--wheelhouse",
+        type=Path,
+        default=None,
         help="a wheelhouse from an earlier export (default: download the harness's wheels from PyPI)",
     )
     export.set_defaults(handler=_export_command)

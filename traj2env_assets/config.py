@@ -42,9 +42,7 @@ class PipelineOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    families: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(
-        default_factory=lambda: ["repair"]
-    )
+    families: Annotated[list[str], BeforeValidator(_split_comma_string)] = Field(default_factory=lambda: ["repair"])
     limit: int | None = Field(default=None, ge=1)
     jobs: int = Field(default=4, ge=1)
     scan: bool = True
@@ -116,7 +114,8 @@ class SourceConfig(BaseModel):
         if isinstance(value, str) and "://" in value:
             raise ValueError(
                 f"source.path {value!r} is a URL; only local folders are read "
-                "(download a Hugging Face dataset first, e.g. `huggingface-cli download --repo-type dataset NAME --local-dir DIR`)"
+                "(download a Hugging Face dataset first, e.g. "
+                "`huggingface-cli download --repo-type dataset NAME --local-dir DIR`)"
             )
         return value
 
@@ -197,9 +196,7 @@ def parse_pipeline_opts(pairs: list[str]) -> dict[str, Any]:
     return parsed
 
 
-def load_run_config(
-    path: Path, overrides: list[str] | None = None, llm: str | None = None
-) -> RunConfigFile:
+def load_run_config(path: Path, overrides: list[str] | None = None, llm: str | None = None) -> RunConfigFile:
     """Read the YAML config, apply ``--pipeline-opt`` overrides and ``--llm``, and validate."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

@@ -35,8 +35,17 @@ FUNNEL_MARKDOWN = "funnel.md"
 FUNNEL_PNG = "funnel.png"
 
 FUNNEL_STAGES = (
-    "inputs", "converted", "passed_gate", "candidates", "distinct", "built", "calibrated", "tried", "published",
-    "accepted", "solved_in_rollouts",
+    "inputs",
+    "converted",
+    "passed_gate",
+    "candidates",
+    "distinct",
+    "built",
+    "calibrated",
+    "tried",
+    "published",
+    "accepted",
+    "solved_in_rollouts",
 )
 """``distinct``: candidates that are not a copy of another's work (``duplicate_of``);
 ``accepted``: published tasks a reviewer accepted (``traj2env review``);
@@ -105,7 +114,7 @@ def skip_reasons_frame(report: RunReport) -> pd.DataFrame:
     most frequent first; input-level reasons have no family ("")."""
     import pandas as pd
 
-    rows = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
+    rows: list[tuple[str, str, str]] = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
     rows += [("", _input_stage(item), item.reason) for item in report.inputs if item.reason]
     rows += [
         (family, "mining", reason)
@@ -118,7 +127,9 @@ def skip_reasons_frame(report: RunReport) -> pd.DataFrame:
         return pd.DataFrame(columns=SKIP_COLUMNS).astype({"count": "int64"})
     frame = pd.DataFrame(rows, columns=SKIP_COLUMNS[:3])
     counted = frame.value_counts().rename("count").reset_index()
-    return counted.sort_values(["count", "family", "stage", "reason"], ascending=[False, True, True, True], kind="stable").reset_index(drop=True)
+    return counted.sort_values(
+        ["count", "family", "stage", "reason"], ascending=[False, True, True, True], kind="stable"
+    ).reset_index(drop=True)
 
 
 def funnel_markdown(funnel: pd.DataFrame, skips: pd.DataFrame) -> str:
@@ -169,7 +180,10 @@ PROGRESS_STAGES = ("converted", "candidates", "built", "tried", "published")
 def progress_counts(report: RunReport) -> dict[str, int]:
     funnel = funnel_frame(report)
     # Input stages repeat in every family's column; candidate stages add up across families.
-    return {stage: int(funnel.loc[stage].max() if stage == "converted" else funnel.loc[stage].sum()) for stage in PROGRESS_STAGES}
+    return {
+        stage: int(funnel.loc[stage].max() if stage == "converted" else funnel.loc[stage].sum())
+        for stage in PROGRESS_STAGES
+    }
 
 
 def refresh_dataset_quality(destination: Path) -> RunReport | None:

@@ -57,7 +57,10 @@ def sweep_stale_publishing(destination: Path, task_id: str) -> list[Path]:
 
 
 def publish_task(
-    staged: Path, destination: Path, task_id: str, vet: Callable[[Path], str | None] | None = None,
+    staged: Path,
+    destination: Path,
+    task_id: str,
+    vet: Callable[[Path], str | None] | None = None,
     added: Mapping[str, str] | None = None,
 ) -> PublishOutcome:
     """``added``: files (relative path -> text) written into the copy before ``vet`` sees it."""
@@ -66,9 +69,7 @@ def publish_task(
         return PublishOutcome(status="duplicate", path=str(target))
     destination.mkdir(parents=True, exist_ok=True)
     sweep_stale_publishing(destination, task_id)
-    temporary = Path(
-        tempfile.mkdtemp(dir=destination, prefix=f".{task_id}.{os.getpid()}.", suffix=_PUBLISHING_SUFFIX)
-    )
+    temporary = Path(tempfile.mkdtemp(dir=destination, prefix=f".{task_id}.{os.getpid()}.", suffix=_PUBLISHING_SUFFIX))
     try:
         shutil.copytree(staged, temporary, dirs_exist_ok=True, symlinks=True)
         for relative, text in (added or {}).items():

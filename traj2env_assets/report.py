@@ -255,11 +255,15 @@ def with_dataset_quality(report: RunReport, destination: Path) -> RunReport:
     for candidate in report.candidates:
         task = rollouts.get(candidate.task_id) if candidate.kept else None
         rates = [model.solve_rate for model in task.models if model.solve_rate is not None] if task else []
-        candidates.append(candidate.model_copy(update={
-            "review": decisions.get(candidate.task_id) if candidate.kept else None,
-            "rollout_solve_rate": max(rates) if rates else None,
-            "rollout_flag": task.flag if task else None,
-        }))
+        candidates.append(
+            candidate.model_copy(
+                update={
+                    "review": decisions.get(candidate.task_id) if candidate.kept else None,
+                    "rollout_solve_rate": max(rates) if rates else None,
+                    "rollout_flag": task.flag if task else None,
+                }
+            )
+        )
     funnel = _funnel(report.inputs, len(report.rejected_inputs), candidates)
     return report.model_copy(update={"candidates": candidates, "funnel": funnel})
 
@@ -269,9 +273,7 @@ def build_run_report(
 ) -> RunReport:
     registry = load_registry(workspace)
     keys = partition_keys if partition_keys is not None else sorted(registry.sources)
-    inputs = [
-        input_record(workspace, key, registry.sources[key].path) for key in keys if key in registry.sources
-    ]
+    inputs = [input_record(workspace, key, registry.sources[key].path) for key in keys if key in registry.sources]
     rejected = sorted(registry.rejected.values(), key=lambda item: item.path)
     candidates = [
         candidate_record(workspace, status)

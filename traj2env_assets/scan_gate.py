@@ -48,7 +48,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -80,6 +80,14 @@ class ScanFinding(BaseModel):
     blocking: bool = False
     evidence: list[FindingEvidence] = Field(default_factory=list)
     """Up to ``MAX_CITATIONS`` places the finding matched; filled for blocking findings."""
+
+
+class _GateSettings(TypedDict):
+    """The settings a verdict records, whatever its outcome."""
+
+    blocking_severity: SeverityName
+    block: list[str]
+    allow: list[str]
 
 
 class ScanVerdict(BaseModel):
@@ -142,7 +150,8 @@ def blocking_detectors(
     from atif_scan import builtin_detectors
 
     return [
-        detector for detector in builtin_detectors()
+        detector
+        for detector in builtin_detectors()
         if is_blocking(detector.spec.id, _severity_name(detector.spec.severity), blocking_severity, block, allow)
     ]
 
@@ -185,7 +194,11 @@ def scan_trajectory(
     scanner_available: bool | None = None,
 ) -> ScanVerdict:
     """Scan one ATIF document (as a JSON dict) and decide whether it passes the gate."""
-    settings = {"blocking_severity": blocking_severity, "block": sorted(block or []), "allow": sorted(allow or [])}
+    settings: _GateSettings = {
+        "blocking_severity": blocking_severity,
+        "block": sorted(block or []),
+        "allow": sorted(allow or []),
+    }
     if not enabled:
         return ScanVerdict(outcome="disabled", **settings)
     if not (scanner_installed() if scanner_available is None else scanner_available):

@@ -123,7 +123,9 @@ def discover_source_files(source_dir: Path) -> tuple[list[Path], list[RejectedSo
                 try:
                     target = path.resolve(strict=True)
                 except (OSError, RuntimeError) as exc:
-                    rejected.append(RejectedSource(path=str(path), reason="unreadable", detail=f"broken symlink: {exc}"))
+                    rejected.append(
+                        RejectedSource(path=str(path), reason="unreadable", detail=f"broken symlink: {exc}")
+                    )
                     continue
                 if not target.is_relative_to(root):
                     rejected.append(
@@ -131,7 +133,9 @@ def discover_source_files(source_dir: Path) -> tuple[list[Path], list[RejectedSo
                     )
                     continue
             if not path.is_file():
-                rejected.append(RejectedSource(path=str(path), reason="not_a_regular_file", detail="not a regular file"))
+                rejected.append(
+                    RejectedSource(path=str(path), reason="not_a_regular_file", detail="not a regular file")
+                )
                 continue
             if _is_subagent_log(path):
                 continue
@@ -215,6 +219,11 @@ def _register_one(registry: SourceRegistry, path: Path, forced_format: str, outc
     if key in registry.sources:
         key = safe_key(f"{key}-{digest[:8]}")
     registry.sources[key] = SourceFile(
-        partition_key=key, path=resolved, format=fmt, content_sha256=digest, size=stat.st_size, mtime_ns=stat.st_mtime_ns
+        partition_key=key,
+        path=resolved,
+        format=fmt,
+        content_sha256=digest,
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
     )
     outcome.new.append(key)

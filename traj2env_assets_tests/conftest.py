@@ -56,12 +56,14 @@ def pytest_testnodedown(node: object, error: object) -> None:
 
 
 # The modules whose tests use ``example_run``: one work unit on one worker (checked below).
-EXAMPLE_RUN_MODULES = frozenset({
-    "traj2env_assets_tests/attacks/test_attack_suite.py",
-    "traj2env_assets_tests/attacks/test_harbor_attacks.py",
-    "traj2env_assets_tests/families/test_repair_end_to_end.py",
-    "traj2env_assets_tests/honest/test_honest_solutions.py",
-})
+EXAMPLE_RUN_MODULES = frozenset(
+    {
+        "traj2env_assets_tests/attacks/test_attack_suite.py",
+        "traj2env_assets_tests/attacks/test_harbor_attacks.py",
+        "traj2env_assets_tests/families/test_repair_end_to_end.py",
+        "traj2env_assets_tests/honest/test_honest_solutions.py",
+    }
+)
 
 
 # The first test to ask for ``example_run`` waits for it (two runs of the main command).

@@ -72,8 +72,13 @@ def read_report(root: Path) -> dict:
 
 
 def run_examples(
-    root: Path, *, sessions: Iterable[str] | None = None, families: list[str] | None = None, rerun: bool = True,
-    source: Path | None = None, repositories: str | list[dict] | None = None,
+    root: Path,
+    *,
+    sessions: Iterable[str] | None = None,
+    families: list[str] | None = None,
+    rerun: bool = True,
+    source: Path | None = None,
+    repositories: str | list[dict] | None = None,
 ) -> ExampleRun:
     """The example config run into ``root``: on every sample, on ``sessions`` only or on the
     folder ``source`` (sessions of a test's own making), with every family or ``families``,
@@ -97,7 +102,10 @@ def run_examples(
         trial_files = {p: p.stat().st_mtime_ns for p in (root / "workspace").rglob("trials.json")}
         second = _generate(config_path, root) if rerun else None
     return ExampleRun(
-        root=root, first=first, second=second, trial_files=trial_files,
+        root=root,
+        first=first,
+        second=second,
+        trial_files=trial_files,
         seconds=(first_seconds, time.monotonic() - started - first_seconds if rerun else None),
     )
 
@@ -113,7 +121,5 @@ def _copied(sessions: Iterable[str], folder: Path) -> Path:
 def _generate(config: Path, root: Path) -> dict:
     code = main(["generate", "--config", str(config), "--workspace", str(root / "workspace")])
     report = read_report(root)
-    assert code == 0, [
-        {k: c.get(k) for k in ("task_id", "kept", "reason", "detail")} for c in report["candidates"]
-    ]
+    assert code == 0, [{k: c.get(k) for k in ("task_id", "kept", "reason", "detail")} for c in report["candidates"]]
     return report

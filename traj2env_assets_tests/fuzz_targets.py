@@ -43,11 +43,50 @@ JSON_VALUES = st.recursive(
     max_leaves=10,
 )
 SHELL_PIECES = st.sampled_from(
-    list("ab ./-'\"$`\\|&;()<>{}*?~#\n\t=[]!") + [
-        "<<EOF", "<<-EOF", "<<'E'", "<<\"E\"", "EOF", "E", "cat", "rm -rf", "mv", "cp", "sed -i", "sed -i.bak", "cd",
-        "echo", "printf", "tee -a", "git checkout", "git stash", "npm run", "python -c", "bash -c", "sh -c", "env",
-        "sudo", "timeout 5", "xargs", "touch", "mkdir -p", "2>&1", ">>", "&>", "$(", "${x}", "<<<", "perl -pi -e",
-        "patch -p1", "apply_patch", "*** Begin Patch", "*** Update File: a.py", "@@", "+x", "-y",
+    [
+        *"ab ./-'\"$`\\|&;()<>{}*?~#\n\t=[]!",
+        "<<EOF",
+        "<<-EOF",
+        "<<'E'",
+        '<<"E"',
+        "EOF",
+        "E",
+        "cat",
+        "rm -rf",
+        "mv",
+        "cp",
+        "sed -i",
+        "sed -i.bak",
+        "cd",
+        "echo",
+        "printf",
+        "tee -a",
+        "git checkout",
+        "git stash",
+        "npm run",
+        "python -c",
+        "bash -c",
+        "sh -c",
+        "env",
+        "sudo",
+        "timeout 5",
+        "xargs",
+        "touch",
+        "mkdir -p",
+        "2>&1",
+        ">>",
+        "&>",
+        "$(",
+        "${x}",
+        "<<<",
+        "perl -pi -e",
+        "patch -p1",
+        "apply_patch",
+        "*** Begin Patch",
+        "*** Update File: a.py",
+        "@@",
+        "+x",
+        "-y",
     ]
 )
 
@@ -113,7 +152,7 @@ def _mutated_lines(lines: list[bytes], mutations: list[tuple[str, int, list[int]
         elif kind == "cut_line":
             lines[index] = lines[index][: path[0] * len(lines[index]) // 51]
         else:
-            lines[index] = lines[index][: path[0]] + raw + lines[index][path[0]:]
+            lines[index] = lines[index][: path[0]] + raw + lines[index][path[0] :]
     return lines
 
 

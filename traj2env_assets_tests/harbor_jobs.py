@@ -17,7 +17,9 @@ from traj2env_assets.harbor.validate import (
 )
 
 
-def run_harbor_agents(dataset: Path, agents: list[str], jobs: Path, *, timeout_s: float = 1800) -> dict[str, dict[str, dict]]:
+def run_harbor_agents(
+    dataset: Path, agents: list[str], jobs: Path, *, timeout_s: float = 1800
+) -> dict[str, dict[str, dict]]:
     """Every agent's trial results (``result.json``) by task name; asserts each job succeeded."""
     running = {agent: start_harbor_job(dataset, agent, jobs) for agent in agents}
     results: dict[str, dict[str, dict]] = {}

@@ -60,8 +60,21 @@ def test_every_design_card_stage_is_its_own_asset_in_dagster_asset_list() -> Non
     dagster = Path(sys.executable).parent / "dagster"
     listed = subprocess.run(
         [str(dagster), "asset", "list", "-m", "traj2env_assets.definitions"],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     ).stdout.split()
-    stages = ["trajectory_atif", "scan_verdict", "replay_record", "repair_candidates", "llm_proposals",
-              "task_images", "calibration", "trials", "published_tasks", "run_report"]
+    stages = [
+        "trajectory_atif",
+        "scan_verdict",
+        "replay_record",
+        "repair_candidates",
+        "llm_proposals",
+        "task_images",
+        "calibration",
+        "trials",
+        "published_tasks",
+        "run_report",
+    ]
     assert [name for name in listed if name in stages] == sorted(stages)

@@ -73,11 +73,23 @@ def test_truncated_last_line_is_counted_and_the_rest_converts(tmp_path: Path) ->
 @pytest.mark.parametrize(
     "text,reason",
     [
-        ('{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 2, "source": "user", "message": "x"}]}', "invalid_trajectory"),
+        (
+            '{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 2, "source": "user", "message": "x"}]}',
+            "invalid_trajectory",
+        ),
         ('{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": []}', "invalid_trajectory"),
-        ('{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "x", "tool_calls": []}]}', "invalid_trajectory"),
-        ('{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": {}}], "observation": {"results": [{"source_call_id": "b", "content": ""}]}}]}', "invalid_trajectory"),
-        ('{"schema_version": "ATIF-v9.9", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "x"}]}', "invalid_trajectory"),
+        (
+            '{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "x", "tool_calls": []}]}',
+            "invalid_trajectory",
+        ),
+        (
+            '{"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "agent", "message": "", "tool_calls": [{"tool_call_id": "a", "function_name": "f", "arguments": {}}], "observation": {"results": [{"source_call_id": "b", "content": ""}]}}]}',
+            "invalid_trajectory",
+        ),
+        (
+            '{"schema_version": "ATIF-v9.9", "agent": {"name": "a", "version": "1"}, "steps": [{"step_id": 1, "source": "user", "message": "x"}]}',
+            "invalid_trajectory",
+        ),
     ],
     ids=["step-ids-not-1-n", "no-steps", "agent-field-on-user-step", "unmatched-source-call-id", "unknown-version"],
 )

@@ -46,12 +46,26 @@ def test_pipeline_benchmark_prints_every_cheap_stage(tmp_path: Path) -> None:
     sessions = tmp_path / "sessions"
     sessions.mkdir()
     for name in NOTHING_TO_REPAIR:
-        (sessions / f"{name}.jsonl").write_bytes((repo / "examples" / "trajectories" / "pi" / f"{name}.jsonl").read_bytes())
+        (sessions / f"{name}.jsonl").write_bytes(
+            (repo / "examples" / "trajectories" / "pi" / f"{name}.jsonl").read_bytes()
+        )
     environment = {key: value for key, value in os.environ.items() if key != "DAGSTER_HOME"}
     completed = subprocess.run(
-        [sys.executable, str(repo / "benchmarks" / "pipeline.py"), str(sessions), "--families", "repair",
-         "--workspace", str(tmp_path / "workspace")],
-        cwd=repo, env=environment, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            str(repo / "benchmarks" / "pipeline.py"),
+            str(sessions),
+            "--families",
+            "repair",
+            "--workspace",
+            str(tmp_path / "workspace"),
+        ],
+        cwd=repo,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     rows = {}
@@ -118,8 +132,9 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     sources = load_registry(space).sources
     by_path = {str(s.path.resolve()): s for s in sessions}
     # Each file is keyed by its own new session id: no key needed a content hash to stay apart.
-    assert sorted(registration.new) == sorted(f"{sources[k].format}-{by_path[sources[k].path].session_id}"
-                                              for k in registration.new)
+    assert sorted(registration.new) == sorted(
+        f"{sources[k].format}-{by_path[sources[k].path].session_id}" for k in registration.new
+    )
     work_keys: list[str] = []
     for key in registration.new:
         session = by_path[sources[key].path]
@@ -153,9 +168,22 @@ def test_scale_benchmark_prints_a_row_per_count(tmp_path: Path) -> None:
     keep = tmp_path / "scale"
     environment = {key: value for key, value in os.environ.items() if key != "DAGSTER_HOME"}
     completed = subprocess.run(
-        [sys.executable, str(repo / "benchmarks" / "scale.py"), "--counts", "6,3", "--families", "repair",
-         "--keep", str(keep)],
-        cwd=repo, env=environment, capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            str(repo / "benchmarks" / "scale.py"),
+            "--counts",
+            "6,3",
+            "--families",
+            "repair",
+            "--keep",
+            str(keep),
+        ],
+        cwd=repo,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     rows = {}
@@ -178,7 +206,12 @@ def test_scale_benchmark_prints_a_row_per_count(tmp_path: Path) -> None:
         files = sorted((keep / f"count-{count}" / "sessions").rglob("*.json*"))
         assert len(files) == count and len({path.read_bytes() for path in files}) == count
     assert int(rows[6][16]) > int(rows[3][16]), "three more sessions wrote no more events"
-    assert re.search(r"verdict: peak RSS (FLAT|NOT FLAT): \d+\.\d MiB at 3 sessions, \d+\.\d MiB at 6 \([+-]\d+\.\d%",
-                     completed.stdout), completed.stdout
-    assert re.search(r"tree RSS within the 6-session run when its replay stage had reached N sessions: "
-                     r"\d+\.\d MiB at 3, \d+\.\d MiB at 6 \(end of run: \d+\.\d MiB\)", completed.stdout), completed.stdout
+    assert re.search(
+        r"verdict: peak RSS (FLAT|NOT FLAT): \d+\.\d MiB at 3 sessions, \d+\.\d MiB at 6 \([+-]\d+\.\d%",
+        completed.stdout,
+    ), completed.stdout
+    assert re.search(
+        r"tree RSS within the 6-session run when its replay stage had reached N sessions: "
+        r"\d+\.\d MiB at 3, \d+\.\d MiB at 6 \(end of run: \d+\.\d MiB\)",
+        completed.stdout,
+    ), completed.stdout

@@ -26,7 +26,9 @@ def _write_config(tmp_path: Path, source: Path | str, options: str = "families: 
 
 
 def test_comma_string_families_and_overrides(tmp_path: Path) -> None:
-    config = load_run_config(_write_config(tmp_path, tmp_path), ["families=repair, repair", "jobs=2", "scan=false"], "openai/x")
+    config = load_run_config(
+        _write_config(tmp_path, tmp_path), ["families=repair, repair", "jobs=2", "scan=false"], "openai/x"
+    )
     options = config.pipeline.options
     assert options.families == ["repair"]
     assert (options.jobs, options.scan, options.llm) == (2, False, "openai/x")
@@ -46,7 +48,9 @@ def test_a_family_that_is_not_implemented_is_an_error_naming_the_implemented_one
     assert message in " ".join(capsys.readouterr().err.split())
 
 
-def test_workspace_root_moves_the_default_outputs_and_only_those(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workspace_root_moves_the_default_outputs_and_only_those(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     config = tmp_path / "config.yaml"
     config.write_text("source: {path: logs}\n")
     monkeypatch.chdir(tmp_path)
@@ -115,7 +119,9 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     source.mkdir()
     real_shapes.claude_edit_variants(source / "edit-tool-variants.jsonl")
     # A dataset export, not an agent log (shaped like ATBench rows).
-    (source / "atbench.json").write_text(json.dumps([{"id": "r1", "trajectory": [{"role": "user", "content": "hi"}], "label": "safe"}]))
+    (source / "atbench.json").write_text(
+        json.dumps([{"id": "r1", "trajectory": [{"role": "user", "content": "hi"}], "label": "safe"}])
+    )
     (source / "empty.jsonl").write_text("")
     config = _write_config(tmp_path, source)
     cwd = tmp_path / "cwd"
@@ -124,7 +130,9 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        code = main(["generate", "--config", str(config), "--workspace", str(tmp_path / "ws"), "--pipeline-opt", "scan=false"])
+        code = main(
+            ["generate", "--config", str(config), "--workspace", str(tmp_path / "ws"), "--pipeline-opt", "scan=false"]
+        )
     assert code == 0
     out, err = capsys.readouterr()
     report_path = tmp_path / "tasks" / "report.json"
@@ -137,11 +145,22 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     assert "converted 1  candidates 0  built 0  tried 0  published 0" in err
     assert report["inputs"][0]["partition_key"] not in err
     # The end: the funnel per family and the top skip reasons.
-    funnel_rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
-    assert funnel_rows == {"inputs": "3", "converted": "1", "passed_gate": "1", "candidates": "0", "distinct": "0",
-                           "built": "0",
-                           "calibrated": "0", "tried": "0", "published": "0", "accepted": "0",
-                           "solved_in_rollouts": "0"}
+    funnel_rows = {
+        line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3
+    }
+    assert funnel_rows == {
+        "inputs": "3",
+        "converted": "1",
+        "passed_gate": "1",
+        "candidates": "0",
+        "distinct": "0",
+        "built": "0",
+        "calibrated": "0",
+        "tried": "0",
+        "published": "0",
+        "accepted": "0",
+        "solved_in_rollouts": "0",
+    }
     assert "top skip reasons" in out and "unrecognised_format" in out and "no_candidate" in out
     assert (tmp_path / "tasks" / "funnel.csv").read_text().startswith("stage,repair\ninputs,3\n")
     # Dagster: no banner, no missing-config warning, its instance under the workspace.
@@ -163,7 +182,9 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     assert json.loads((tmp_path / "tasks" / "splits.json").read_text())["sources"] == {}
 
 
-def test_dagster_home_is_dagster_home_when_set_and_keeps_its_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dagster_home_is_dagster_home_when_set_and_keeps_its_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "home"
     home.mkdir()
     (home / "dagster.yaml").write_text("telemetry:\n  enabled: false\n# mine\n")

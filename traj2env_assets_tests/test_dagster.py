@@ -74,7 +74,9 @@ def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
     meta = result.asset_materializations_for_node("trajectory_atif")[0].metadata
     steps = convert_source(log).record.steps
     assert meta["format"].value == "pi" and meta["steps"].value == steps > 0 and meta["cached"].value is False
-    rerun = dg.materialize([trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
+    rerun = dg.materialize(
+        [trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
+    )
     assert rerun.asset_materializations_for_node("trajectory_atif")[0].metadata["cached"].value is True
 
 
@@ -194,7 +196,9 @@ def test_report_sensor_requests_the_report_job_after_each_successful_pipeline_ru
     with dg.instance_for_test() as instance:
         run = instance.create_run_for_job(defs.resolve_job_def("trajectory_pipeline"), run_id="0" * 32)
         context = dg.build_run_status_sensor_context(
-            sensor_name="report_refresh_sensor", dagster_instance=instance, dagster_run=run,
+            sensor_name="report_refresh_sensor",
+            dagster_instance=instance,
+            dagster_run=run,
             dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name),
         )
         request = report_refresh_sensor(context)
@@ -208,17 +212,21 @@ def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path
     key = EDIT_TOOL_VARIANTS_KEY
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, [key])
-    result = dg.materialize([trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
+    result = dg.materialize(
+        [trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
+    )
     assert result.success
     record = json.loads((tmp_path / "ws" / "conversion" / key / "record.json").read_text())
     assert record["status"] == "converted"
 
 
 def test_sensor_runs_get_the_same_pool_limits_as_cli_runs(sensor_setup) -> None:
-    source, instance, resources = sensor_setup
+    _source, instance, resources = sensor_setup
     _tick(instance, resources, None)
-    slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
-             for pool in pool_limits(resources["pipeline"].options())}
+    slots = {
+        pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+        for pool in pool_limits(resources["pipeline"].options())
+    }
     assert slots == pool_limits(resources["pipeline"].options())
 
 
@@ -240,9 +248,21 @@ def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
     }
     dagster = Path(sys.executable).parent / "dagster"
     completed = subprocess.run(
-        [str(dagster), "asset", "materialize", "-m", "traj2env_assets.definitions",
-         "--select", "trajectory_atif", "--partition", key],
-        capture_output=True, text=True, env=env, timeout=300,
+        [
+            str(dagster),
+            "asset",
+            "materialize",
+            "-m",
+            "traj2env_assets.definitions",
+            "--select",
+            "trajectory_atif",
+            "--partition",
+            key,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert json.loads((workspace.root / "conversion" / key / "record.json").read_text())["status"] == "converted"

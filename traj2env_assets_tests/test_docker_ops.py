@@ -47,25 +47,45 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
         attempts[ref.task_id] += 1
         if failures:
             raise failures.pop(0)
-        return CandidateStatus(family=ref.family, partition_key=ref.partition_key, task_id=ref.task_id,
-                               reward_kind="binary", reached="image")
+        return CandidateStatus(
+            family=ref.family,
+            partition_key=ref.partition_key,
+            task_id=ref.task_id,
+            reward_kind="binary",
+            reached="image",
+        )
 
     @dg.asset(partitions_def=trajectories, name="before_stage")
     def before_stage() -> None:
         return None
 
-    stage = docker_stage_asset(DockerStage(
-        name="flaky_stage", upstream="before_stage", stage="image", pool="test_docker", group="test",
-        description="test", plan=lambda pipeline, docker, statuses: [REF], work=work, work_metadata=lambda s: {},
-    ))
+    stage = docker_stage_asset(
+        DockerStage(
+            name="flaky_stage",
+            upstream="before_stage",
+            stage="image",
+            pool="test_docker",
+            group="test",
+            description="test",
+            plan=lambda pipeline, docker, statuses: [REF],
+            work=work,
+            work_metadata=lambda s: {},
+        )
+    )
     pipeline = PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path))
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
         instance.add_dynamic_partitions(trajectories.name, ["k"])
         result = dg.materialize(
-            [before_stage, stage], instance=instance, partition_key="k", raise_on_error=False,
-            resources={"pipeline": pipeline, "docker_engine": DockerEngineResource(pipeline=pipeline),
-                       REFS_IO_MANAGER: dg.mem_io_manager},
+            [before_stage, stage],
+            instance=instance,
+            partition_key="k",
+            raise_on_error=False,
+            resources={
+                "pipeline": pipeline,
+                "docker_engine": DockerEngineResource(pipeline=pipeline),
+                REFS_IO_MANAGER: dg.mem_io_manager,
+            },
         )
     return result, attempts
 

@@ -18,19 +18,32 @@ from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
 from traj2env_assets.sources import RejectedSource
 
 
-def _candidate(family: str, reached: str | None, dropped_at: str | None = None, reason: str | None = None) -> CandidateRecord:
+def _candidate(
+    family: str, reached: str | None, dropped_at: str | None = None, reason: str | None = None
+) -> CandidateRecord:
     return CandidateRecord(
-        family=family, task_id=f"{family}-{reached}-{dropped_at}", partition_key="k1",
+        family=family,
+        task_id=f"{family}-{reached}-{dropped_at}",
+        partition_key="k1",
         status="dropped" if reason else ("published" if reached == "publish" else f"passed_{reached}"),
-        kept=reached == "publish", reached=reached, dropped_at=dropped_at, reason=reason, reward_kind="binary",
+        kept=reached == "publish",
+        reached=reached,
+        dropped_at=dropped_at,
+        reason=reason,
+        reward_kind="binary",
     )
 
 
 def _report() -> RunReport:
     inputs = [
         InputRecord(path="a", partition_key="k1", status="converted", scan_outcome="clean"),
-        InputRecord(path="b", partition_key="k2", status="converted", scan_outcome="clean",
-                    mining_skipped={"repair": "no_candidate", "toy": "no_candidate"}),
+        InputRecord(
+            path="b",
+            partition_key="k2",
+            status="converted",
+            scan_outcome="clean",
+            mining_skipped={"repair": "no_candidate", "toy": "no_candidate"},
+        ),
         InputRecord(path="c", partition_key="k3", status="skipped", reason="gate", scan_outcome="blocked"),
         InputRecord(path="d", partition_key="k4", status="skipped", reason="no_steps"),
     ]

@@ -20,23 +20,45 @@ def test_fuzz_target_short_round(name: str) -> None:
 
 
 def _claude_line(message: dict[str, object], **fields: object) -> dict[str, object]:
-    return {"type": "assistant", "sessionId": "s", "uuid": "u1", "cwd": "/repo", "timestamp": "2026-03-01T10:00:00Z",
-            "message": message, **fields}
+    return {
+        "type": "assistant",
+        "sessionId": "s",
+        "uuid": "u1",
+        "cwd": "/repo",
+        "timestamp": "2026-03-01T10:00:00Z",
+        "message": message,
+        **fields,
+    }
 
 
 def _pi_lines(entry: dict[str, object]) -> list[dict[str, object]]:
-    return [{"type": "session", "id": "p", "cwd": "/repo"}, entry,
-            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}]
+    return [
+        {"type": "session", "id": "p", "cwd": "/repo"},
+        entry,
+        {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}},
+    ]
 
 
 # The crashes the fuzzer found, each a line of a session that is otherwise fine.
 FOUND = {
-    "claude line type is a list": [{"type": ["user"], "sessionId": "s", "uuid": "u0"},
-                                   _claude_line({"id": "m", "role": "assistant", "content": "ok"})],
-    "claude usage figure is a list": [_claude_line({"id": "m", "role": "assistant", "content": "ok",
-                                                    "usage": {"input_tokens": [], "output_tokens": "x"}})],
-    "claude text block is a list": [_claude_line({"id": "m", "role": "assistant",
-                                                  "content": [{"type": "text", "text": ["a"]}, {"type": "text", "text": "ok"}]})],
+    "claude line type is a list": [
+        {"type": ["user"], "sessionId": "s", "uuid": "u0"},
+        _claude_line({"id": "m", "role": "assistant", "content": "ok"}),
+    ],
+    "claude usage figure is a list": [
+        _claude_line(
+            {"id": "m", "role": "assistant", "content": "ok", "usage": {"input_tokens": [], "output_tokens": "x"}}
+        )
+    ],
+    "claude text block is a list": [
+        _claude_line(
+            {
+                "id": "m",
+                "role": "assistant",
+                "content": [{"type": "text", "text": ["a"]}, {"type": "text", "text": "ok"}],
+            }
+        )
+    ],
     "pi entry type is a list": _pi_lines({"type": ["model_change"], "modelId": "m"}),
     "pi model id is a list": _pi_lines({"type": "model_change", "modelId": ["m"]}),
 }

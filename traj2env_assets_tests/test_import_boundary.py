@@ -14,11 +14,7 @@ DAGSTER_MODULES = {"defs", "definitions.py", "cli.py"}
 
 
 def _core_modules() -> list[Path]:
-    return [
-        path
-        for path in PACKAGE.rglob("*.py")
-        if path.relative_to(PACKAGE).parts[0] not in DAGSTER_MODULES
-    ]
+    return [path for path in PACKAGE.rglob("*.py") if path.relative_to(PACKAGE).parts[0] not in DAGSTER_MODULES]
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -28,9 +24,13 @@ def _imported_roots(path: Path) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.level > 0 and node.module:
-            if node.module.split(".")[0] in {"defs", "definitions", "cli"}:
-                roots.add("traj2env_assets.defs")
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level > 0
+            and node.module
+            and node.module.split(".")[0] in {"defs", "definitions", "cli"}
+        ):
+            roots.add("traj2env_assets.defs")
     return roots
 
 
@@ -51,9 +51,13 @@ def test_core_never_imports_the_dagster_glue() -> None:
     offenders = []
     for path in _core_modules():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module and (
-                node.module.startswith("traj2env_assets.defs")
-                or node.module in {"traj2env_assets.definitions", "traj2env_assets.cli"}
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and (
+                    node.module.startswith("traj2env_assets.defs")
+                    or node.module in {"traj2env_assets.definitions", "traj2env_assets.cli"}
+                )
             ):
                 offenders.append(str(path.relative_to(PACKAGE)))
     assert offenders == []

@@ -32,8 +32,8 @@ from traj2env_assets.llm.ledger import LEDGER_DIR, SpendLedgerFile
 from traj2env_assets_tests.families.qa.sample import sample_reply
 from traj2env_assets_tests.faults.killed_cli import (
     POINT_TIMEOUT_S,
-    _cmdline,
     _children,
+    _cmdline,
     leftovers,
     make_workdir,
     run_cli,
@@ -75,7 +75,8 @@ TEST_RUNNER_TIME = re.compile(r"\bin \d+(?:\.\d+)?s\b")
 def _without_timings(value: object) -> object:
     if isinstance(value, dict):
         return {
-            key: _without_timings(item) for key, item in value.items()
+            key: _without_timings(item)
+            for key, item in value.items()
             if key not in PER_RUN and not key.endswith("seconds")
         }
     if isinstance(value, list):
@@ -161,9 +162,9 @@ def test_jobs_2_runs_two_batches_at_once_within_the_pools_and_reports_as_jobs_1(
         first, second, *rerun = _pipeline_runs(instance)
         # ... and is two runs of its own, after the two batches of the first command.
         assert len(rerun) == 2
-        assert {run.dagster_run.tags.get("dagster/partition") for run in (first, second)} == {
-            key for key in instance.get_dynamic_partitions("trajectories")
-        }
+        assert {run.dagster_run.tags.get("dagster/partition") for run in (first, second)} == set(
+            instance.get_dynamic_partitions("trajectories")
+        )
         # Both batches ran at once: each started before the other ended.
         assert first.start_time is not None and second.start_time is not None
         assert first.end_time is not None and second.end_time is not None
@@ -198,10 +199,15 @@ def test_two_batches_in_two_processes_share_one_spend_cap(
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     config = {
         "source": {"kind": "trajectory", "path": str(sessions), "format": "auto"},
-        "pipeline": {"name": "trajectory_to_env", "options": {
-            "families": ["qa"], "jobs": 2, "propose_only": True,
-            "max_llm_spend_usd": QA_CALL_COST / 2,
-        }},
+        "pipeline": {
+            "name": "trajectory_to_env",
+            "options": {
+                "families": ["qa"],
+                "jobs": 2,
+                "propose_only": True,
+                "max_llm_spend_usd": QA_CALL_COST / 2,
+            },
+        },
         "output": {"destination": str(tmp_path / "tasks"), "org": "local", "dataset_name": "trajectory-tasks"},
     }
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))

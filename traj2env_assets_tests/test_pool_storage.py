@@ -59,10 +59,10 @@ def test_processes_claiming_a_one_slot_pool_at_once_get_it_one_at_a_time(tmp_pat
         worker.join(timeout=60)
         assert worker.exitcode == 0
 
-    winners = {round_number: 0 for round_number in range(ROUNDS)}
+    winners = dict.fromkeys(range(ROUNDS), 0)
     for round_number, _, claimed in claims:
         winners[round_number] += claimed
-    assert winners == {round_number: 1 for round_number in range(ROUNDS)}
+    assert winners == dict.fromkeys(range(ROUNDS), 1)
 
 
 def test_an_instance_config_the_command_wrote_before_or_for_a_moved_home_is_rewritten_an_edited_one_kept(
@@ -128,8 +128,14 @@ EVENTS_PER_RUN = 5
 
 def _message(run_id: str, number: int) -> EventLogEntry:
     return EventLogEntry(
-        error_info=None, level="INFO", user_message=f"event {number}", run_id=run_id, timestamp=time.time(),
-        step_key=None, job_name=None, dagster_event=None,
+        error_info=None,
+        level="INFO",
+        user_message=f"event {number}",
+        run_id=run_id,
+        timestamp=time.time(),
+        step_key=None,
+        job_name=None,
+        dagster_event=None,
     )
 
 

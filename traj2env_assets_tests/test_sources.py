@@ -59,7 +59,9 @@ def test_changed_content_keeps_its_key(tmp_path: Path) -> None:
 def test_subagent_logs_belong_to_their_session(tmp_path: Path) -> None:
     source = tmp_path / "src"
     write_jsonl(source / "sess.jsonl", [claude_line("user", "u1", "hi", ts="2026-03-01T10:00:00Z")])
-    write_jsonl(source / "sess" / "subagents" / "agent-1.jsonl", [claude_line("user", "s1", "sub", ts="2026-03-01T10:00:00Z")])
+    write_jsonl(
+        source / "sess" / "subagents" / "agent-1.jsonl", [claude_line("user", "s1", "sub", ts="2026-03-01T10:00:00Z")]
+    )
     registration = register_sources(Workspace(root=tmp_path / "ws"), source)
     assert registration.new == ["claude-code-sess-cc-1"]
 
@@ -67,7 +69,10 @@ def test_subagent_logs_belong_to_their_session(tmp_path: Path) -> None:
 def test_limit_registers_the_first_n_files_in_path_order_and_a_rerun_keeps_them(tmp_path: Path) -> None:
     source = tmp_path / "src"
     for name in ("c", "a", "b"):
-        write_jsonl(source / f"{name}.jsonl", [claude_line("user", f"u-{name}", name, ts="2026-03-01T10:00:00Z", sessionId=f"s-{name}")])
+        write_jsonl(
+            source / f"{name}.jsonl",
+            [claude_line("user", f"u-{name}", name, ts="2026-03-01T10:00:00Z", sessionId=f"s-{name}")],
+        )
     workspace = Workspace(root=tmp_path / "ws")
 
     first = register_sources(workspace, source, limit=2)

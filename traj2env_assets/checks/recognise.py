@@ -31,7 +31,18 @@ from traj2env_assets.replay.npm import package_scripts
 from traj2env_assets.replay.shell_syntax import SimpleCommand, parse_shell
 
 CheckTool = Literal[
-    "pytest", "unittest", "npm", "node-test", "tsc", "eslint", "biome", "ruff", "mypy", "jest", "vitest", "mocha",
+    "pytest",
+    "unittest",
+    "npm",
+    "node-test",
+    "tsc",
+    "eslint",
+    "biome",
+    "ruff",
+    "mypy",
+    "jest",
+    "vitest",
+    "mocha",
     "esbuild",
 ]
 CheckKind = Literal["tests", "typecheck", "lint", "build"]
@@ -379,7 +390,7 @@ def _cd(directory: str, target: str, root: str | None) -> str:
     if root and target.startswith("/"):
         relative = posixpath.relpath(posixpath.normpath(target), root.rstrip("/") or "/")
         return directory if relative.startswith("..") else ("" if relative == "." else relative)
-    if target.startswith("/") or target.startswith("~") or "$" in target:
+    if target.startswith(("/", "~")) or "$" in target:
         return directory
     joined = posixpath.normpath(posixpath.join(directory or ".", target))
     return "" if joined == "." else joined

@@ -41,11 +41,12 @@ run. Such runs are ``unknown`` with ``not_run`` saying why.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from traj2env_assets.checks.recognise import CheckCommand
+from traj2env_assets.checks.recognise import CheckCommand, CheckTool
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PYTEST_SUMMARY_ID = re.compile(r"^(?:FAILED|ERROR) (\S.*?)(?: - .*)?$", re.MULTILINE)
@@ -302,7 +303,7 @@ def _mypy_ids(text: str) -> list[str]:
     return _unique([_diagnostic(path, code or "error", message) for path, message, code in _MYPY.findall(text)])
 
 
-_PARSERS = {
+_PARSERS: dict[CheckTool, Callable[[str], list[str]]] = {
     "pytest": _pytest_ids,
     "unittest": _unittest_ids,
     "node-test": _node_test_ids,
@@ -359,7 +360,10 @@ def parse_check_result(check: CheckCommand, output: str, exit_code: int | None) 
         code = int(trailing.group(1)) if trailing and not check.piped else None
     import_errors = _pytest_import_errors(text) if check.tool == "pytest" else {}
     return CheckResult(
-        outcome=_outcome(text, code, failing, counts), exit_code=code, failing_ids=failing, counts=counts,
+        outcome=_outcome(text, code, failing, counts),
+        exit_code=code,
+        failing_ids=failing,
+        counts=counts,
         import_errors={path: name for path, name in import_errors.items() if path in failing},
     )
 

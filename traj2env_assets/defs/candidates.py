@@ -1,12 +1,11 @@
 """Stage 4: one ``<family>_candidates`` asset per registered family, from one factory."""
 
-
 import inspect
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import PartitionFigures, partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, PartitionFigures, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.tables import stage_figures
@@ -30,7 +29,7 @@ def candidates_asset(family: Family) -> dg.AssetsDefinition:
         kinds={"python"},
         backfill_policy=dg.BackfillPolicy.single_run(),
         code_version=family.version,
-        dagster_type=dg.Nothing,
+        dagster_type=NOTHING,
         description=inspect.getdoc(type(family)),
     )
     def _candidates(

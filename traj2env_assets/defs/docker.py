@@ -16,7 +16,6 @@ from __future__ import annotations
 import dagster as dg
 
 from traj2env_assets.defs.materialize import Metadata
-
 from traj2env_assets.defs.pools import DOCKER_BUILD_POOL
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.run_liveness import RUN_LOCK_TAG
@@ -39,7 +38,7 @@ class DockerEngineResource(dg.ConfigurableResource):
     agent_timeout_s: float = 600
     verifier_timeout_s: float = 600
     debian_mirror: str = DEBIAN_MIRROR
-    container_labels: dict[str, str] = {}
+    container_labels: dict[str, str] = {}  # noqa: RUF012 - a pydantic field: each instance gets a copy
 
     def engine(self, run: dg.DagsterRun | None = None) -> DockerEngine:
         """The engine; given the run its containers work for, they carry its labels."""
@@ -86,9 +85,7 @@ def matrix_metadata(matrix: MatrixResult) -> Metadata:
 
 
 def _table(outcomes: list[BaseImageOutcome]) -> str:
-    rows = "\n".join(
-        f"| {o.name} | {o.status} | {o.version} | {o.seconds:.1f} |" for o in outcomes
-    )
+    rows = "\n".join(f"| {o.name} | {o.status} | {o.version} | {o.seconds:.1f} |" for o in outcomes)
     return "| image | status | version | seconds |\n|---|---|---|---|\n" + rows
 
 
@@ -102,8 +99,7 @@ def base_images(docker_engine: DockerEngineResource) -> dg.MaterializeResult:
     outcomes = docker_engine.engine().ensure_bases()
     return dg.MaterializeResult(
         metadata={
-            **{status: [o.name for o in outcomes if o.status == status]
-               for status in ("found", "pulled", "built")},
+            **{status: [o.name for o in outcomes if o.status == status] for status in ("found", "pulled", "built")},
             "images": dg.MetadataValue.md(_table(outcomes)),
         }
     )

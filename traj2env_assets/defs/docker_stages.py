@@ -9,7 +9,6 @@ emits one candidate per key) and records each partition's per-candidate table. A
 nothing and runs no Docker step. ``propose_only`` is applied here: no plan emits work.
 """
 
-
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -51,8 +50,11 @@ class DockerStage(NamedTuple):
 
 
 def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
-    @dg.op(name=f"{spec.name}_plan", ins={"after": dg.In(dg.Nothing)},
-           out=dg.DynamicOut(CandidateRef, io_manager_key=REFS_IO_MANAGER))
+    @dg.op(
+        name=f"{spec.name}_plan",
+        ins={"after": dg.In(dg.Nothing)},
+        out=dg.DynamicOut(CandidateRef, io_manager_key=REFS_IO_MANAGER),
+    )
     def plan(
         context: dg.OpExecutionContext, pipeline: PipelineResource, docker_engine: DockerEngineResource
     ) -> Iterator[dg.DynamicOutput[CandidateRef]]:
@@ -63,10 +65,16 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         for ref in spec.plan(pipeline, docker_engine, statuses):
             yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
 
-    @dg.op(name=f"{spec.name}_candidate", pool=spec.pool, retry_policy=DOCKER_RETRY,
-           out=dg.Out(CandidateRef, io_manager_key=REFS_IO_MANAGER))
+    @dg.op(
+        name=f"{spec.name}_candidate",
+        pool=spec.pool,
+        retry_policy=DOCKER_RETRY,
+        out=dg.Out(CandidateRef, io_manager_key=REFS_IO_MANAGER),
+    )
     def work(
-        context: dg.OpExecutionContext, ref: CandidateRef, pipeline: PipelineResource,
+        context: dg.OpExecutionContext,
+        ref: CandidateRef,
+        pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
     ) -> CandidateRef:
         with interrupts_not_retried():
@@ -78,18 +86,24 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         context.add_output_metadata({"state": status.state, **spec.work_metadata(status)})
         return ref
 
-    @dg.op(name=f"{spec.name}_summary", ins={"done": dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER)},
-           out=dg.Out(dg.Nothing))
+    @dg.op(
+        name=f"{spec.name}_summary",
+        ins={"done": dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER)},
+        out=dg.Out(dg.Nothing),
+    )
     def summary(
-        context: dg.OpExecutionContext, done: list[CandidateRef], pipeline: PipelineResource,
+        context: dg.OpExecutionContext,
+        done: list[CandidateRef],
+        pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
         worked = set(done)
         if not pipeline.options().propose_only:
             # Candidates that shared a key with one that just ran are decided on its results;
             # those that ran keep the record their own step wrote (it says what was built).
-            statuses = [s for key in context.partition_keys for s in partition_statuses_of(pipeline, key)
-                        if s.ref not in worked]
+            statuses = [
+                s for key in context.partition_keys for s in partition_statuses_of(pipeline, key) if s.ref not in worked
+            ]
             if waiting := spec.plan(pipeline, docker_engine, statuses):
                 context.log.warning(f"{spec.name}: still waiting: {[ref.task_id for ref in waiting]}")
 
@@ -118,7 +132,9 @@ def _org(pipeline: PipelineResource) -> str:
     return pipeline.settings().output.org
 
 
-def _plan_images(pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]) -> list[CandidateRef]:
+def _plan_images(
+    pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]
+) -> list[CandidateRef]:
     return plan_images(pipeline.workspace(), docker.engine(), statuses, _org(pipeline))[1]
 
 
@@ -136,7 +152,9 @@ def _calibrate(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateR
     return calibrate_candidate(pipeline.workspace(), engine, ref, _org(pipeline))
 
 
-def _plan_trials(pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]) -> list[CandidateRef]:
+def _plan_trials(
+    pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]
+) -> list[CandidateRef]:
     return plan_trials(pipeline.workspace(), statuses)[1]
 
 

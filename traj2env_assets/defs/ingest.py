@@ -1,11 +1,10 @@
 """Stages 1 and 2: conversion to ATIF and the atif-scan gate."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import Metadata, PartitionFigures, data_version_of, partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, Metadata, PartitionFigures, data_version_of, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
@@ -24,7 +23,7 @@ CHEAP_STAGE_POLICY = dg.BackfillPolicy.single_run()
     kinds={"python"},
     backfill_policy=CHEAP_STAGE_POLICY,
     code_version=CONVERTER_VERSION,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="The source log converted to a validated ATIF-v1.7 trajectory (or a skip reason).",
 )
 def trajectory_atif(
@@ -65,7 +64,7 @@ def trajectory_atif(
     kinds={"python"},
     deps=[trajectory_atif],
     backfill_policy=CHEAP_STAGE_POLICY,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="The atif-scan gate verdict: clean, blocked, disabled, scanner_absent, scan_error.",
 )
 def scan_verdict(
@@ -84,7 +83,9 @@ def scan_verdict(
             "findings": dg.MetadataValue.md(
                 "\n".join(
                     f"- `{f.id}` ({f.severity})"
-                    + "".join(f"\n  - step {e.step_id} ({e.tool or e.channel}): `{e.excerpt[:200]}`" for e in f.evidence)
+                    + "".join(
+                        f"\n  - step {e.step_id} ({e.tool or e.channel}): `{e.excerpt[:200]}`" for e in f.evidence
+                    )
                     for f in verdict.findings
                 )
                 or "none"

@@ -51,7 +51,9 @@ class LlmResource(dg.ConfigurableResource):
         from traj2env_assets.llm.client import LlmClient
 
         settings = self.settings()
-        ledger = SpendLedger(self.pipeline.settings().workspace, scope, settings.max_spend_usd, self.pipeline.options().jobs)
+        ledger = SpendLedger(
+            self.pipeline.settings().workspace, scope, settings.max_spend_usd, self.pipeline.options().jobs
+        )
         return LlmClient(settings, ledger)
 
     def client_for(self, context: dg.AssetExecutionContext) -> LlmClient:

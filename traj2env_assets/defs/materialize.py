@@ -15,13 +15,17 @@ import hashlib
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import dagster as dg
 
 # Materialization metadata as Dagster takes it; values are ``dg.RawMetadataValue``, a
 # name Dagster only exports for type checkers.
 Metadata = dict[str, Any]
+# The assets' output type: they return no value (their results are files, their figures
+# metadata). Dagster exports ``Nothing`` typed ``type[None]`` while ``@asset`` declares
+# ``dagster_type: DagsterType``; it resolves the builtin to its DagsterType itself.
+NOTHING = cast(dg.DagsterType, dg.Nothing)
 # Dagster's own tag names (dagster._core.definitions.data_version); not exported publicly.
 DATA_VERSION_TAG = "dagster/data_version"
 DATA_VERSION_IS_USER_PROVIDED_TAG = "dagster/data_version_is_user_provided"

@@ -2,4 +2,6 @@
 
 import dagster as dg
 
-trajectories = dg.DynamicPartitionsDefinition(name="trajectories")
+TRAJECTORIES = "trajectories"
+"""The partitions definition's name (``trajectories.name``, which Dagster types optional)."""
+trajectories = dg.DynamicPartitionsDefinition(name=TRAJECTORIES)

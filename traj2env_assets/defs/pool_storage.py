@@ -100,7 +100,7 @@ class PoolSafeSqliteEventLogStorage(SqliteEventLogStorage):
         super().dispose()
 
     @classmethod
-    def from_config_value(  # type: ignore[override]
+    def from_config_value(
         cls, inst_data: ConfigurableClassData | None, config_value: Mapping[str, Any]
     ) -> PoolSafeSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)

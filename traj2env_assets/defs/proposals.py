@@ -1,13 +1,12 @@
 """Stage 5: ``llm_proposals``, one cached, budgeted model call per candidate whose family asks for one."""
 
-
 from collections.abc import Iterator, Sequence
 
 import dagster as dg
 
 from traj2env_assets.defs.candidates import candidates_asset_name
 from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
-from traj2env_assets.defs.materialize import Metadata, partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, Metadata, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import LLM_POOL
 from traj2env_assets.defs.resources import PipelineResource
@@ -33,7 +32,7 @@ def llm_proposals_asset(families: Sequence[Family]) -> dg.AssetsDefinition:
         kinds={"python"},
         pool=LLM_POOL,
         backfill_policy=PER_TRAJECTORY,
-        dagster_type=dg.Nothing,
+        dagster_type=NOTHING,
         description="One model call per candidate of a family that asks for one (cached, budgeted); "
         "reasons llm_not_configured, llm_declined, budget_exhausted, llm_error.",
     )

@@ -1,11 +1,10 @@
 """Stage 9: ``published_tasks``, every candidate whose trials passed moved into the destination."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.stages import (
@@ -23,7 +22,7 @@ from traj2env_assets.lifecycle.status import CandidateStatus
     group_name="publish",
     kinds={"harbor"},
     backfill_policy=PER_TRAJECTORY,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="Tasks whose controls all passed, moved atomically into <destination>/<task-id>/; "
     "an existing task with the same id is kept (duplicate).",
 )
@@ -38,7 +37,7 @@ def published_tasks(
 
     def metadata(statuses: list[CandidateStatus]) -> dict[str, dg.MetadataValue]:
         cards = published_cards(statuses)
-        shown = {"destination": dg.MetadataValue.path(str(destination))}
+        shown: dict[str, dg.MetadataValue] = {"destination": dg.MetadataValue.path(str(destination))}
         # The cards of the partition's published tasks, for review in the UI.
         return {**shown, "task_cards": dg.MetadataValue.md("\n\n---\n\n".join(cards))} if cards else shown
 

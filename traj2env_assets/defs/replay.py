@@ -1,11 +1,10 @@
 """Stage 3: replay every file change over a virtual filesystem (see traj2env_assets.replay)."""
 
-
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import Metadata, PartitionFigures, partition_outputs
+from traj2env_assets.defs.materialize import NOTHING, Metadata, PartitionFigures, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
@@ -48,7 +47,7 @@ def _repository_metadata(result: ReplayStageResult) -> Metadata:
     kinds={"python"},
     backfill_policy=dg.BackfillPolicy.single_run(),
     code_version=REPLAY_CODE_VERSION,
-    dagster_type=dg.Nothing,
+    dagster_type=NOTHING,
     description="The session's files rebuilt before every shell command, with fidelity figures.",
 )
 def replay_record(

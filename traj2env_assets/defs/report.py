@@ -58,8 +58,7 @@ def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) ->
 
 def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
     columns = [
-        dg.TableColumn(str(name), "int" if frame[name].dtype.kind in "iu" else "string")
-        for name in frame.columns
+        dg.TableColumn(str(name), "int" if frame[name].dtype.kind in "iu" else "string") for name in frame.columns
     ]
     records = [dg.TableRecord({str(k): v for k, v in row.items()}) for row in frame.to_dict(orient="records")]
     return dg.MetadataValue.table(records, dg.TableSchema(columns=columns))

@@ -5,7 +5,6 @@ Both start stopped on a workstation and running where ``TRAJ2ENV_SENSORS=running
 compose deployment sets it); a state set in the UI or through GraphQL wins over either.
 """
 
-
 import json
 import os
 

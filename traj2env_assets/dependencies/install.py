@@ -19,16 +19,18 @@ from packaging.utils import canonicalize_name
 from pydantic import BaseModel, Field
 
 from traj2env_assets.dependencies.declared import declared_requirements
+from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.dependencies.wheelhouse import (
     DependencyResolutionError,
     build_wheelhouse,
 )
-from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
 
 IMAGE_WHEELS = "/tmp/traj2env-wheels"
 # uv's words for a package it may not build: "Because pydes==2.0.1 has no usable wheels".
-_NO_WHEEL = re.compile(r"[Bb]ecause (?:all versions of |only )?([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? has no (?:usable )?wheels")
+_NO_WHEEL = re.compile(
+    r"[Bb]ecause (?:all versions of |only )?([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? has no (?:usable )?wheels"
+)
 
 
 class DependenciesNotInstallable(ValueError):

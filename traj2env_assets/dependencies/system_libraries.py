@@ -41,6 +41,7 @@ def system_library_lines(requirements: Iterable[str]) -> list[str]:
     if not packages:
         return []
     return [
-        "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends " + " ".join(packages)
+        "RUN apt-get update -qq && apt-get install -y -qq --no-install-recommends "
+        + " ".join(packages)
         + " && rm -rf /var/lib/apt/lists/*"
     ]

@@ -29,8 +29,14 @@ from pydantic import BaseModel, ConfigDict
 IMAGE_PYTHON_VERSION = "3.13"
 UV_PLATFORM = "x86_64-manylinux_2_28"
 # pip takes the tags one by one; a manylinux_2_28 system also runs every older manylinux.
-PIP_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64",
-                 "manylinux_2_5_x86_64", "manylinux1_x86_64", "linux_x86_64")
+PIP_PLATFORMS = (
+    "manylinux_2_28_x86_64",
+    "manylinux_2_17_x86_64",
+    "manylinux2014_x86_64",
+    "manylinux_2_5_x86_64",
+    "manylinux1_x86_64",
+    "linux_x86_64",
+)
 RESOLVE_TIMEOUT_S = 300
 _ERROR_TAIL_CHARS = 1500
 
@@ -63,8 +69,13 @@ class Wheelhouse(BaseModel):
 
 def resolution_key(requirements: list[str], pinned_at: str | None) -> str:
     payload = json.dumps(
-        {"requirements": sorted(requirements), "pinned_at": pinned_at, "python": IMAGE_PYTHON_VERSION,
-         "platform": UV_PLATFORM}, sort_keys=True,
+        {
+            "requirements": sorted(requirements),
+            "pinned_at": pinned_at,
+            "python": IMAGE_PYTHON_VERSION,
+            "platform": UV_PLATFORM,
+        },
+        sort_keys=True,
     )
     return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
@@ -75,14 +86,29 @@ def _run(argv: list[str], what: str, stdin: str | None = None) -> str:
     except subprocess.TimeoutExpired as exc:
         raise DependencyResolutionError(f"{what} timed out after {RESOLVE_TIMEOUT_S}s") from exc
     if result.returncode != 0:
-        raise DependencyResolutionError(f"{what} failed: {(result.stderr or result.stdout).strip()[-_ERROR_TAIL_CHARS:]}")
+        raise DependencyResolutionError(
+            f"{what} failed: {(result.stderr or result.stdout).strip()[-_ERROR_TAIL_CHARS:]}"
+        )
     return result.stdout
 
 
 def _compile(requirements: list[str], pinned_at: str | None) -> list[str]:
-    argv = [uv.find_uv_bin(), "pip", "compile", "-", "--quiet", "--no-header", "--no-annotate",
-            "--python-version", IMAGE_PYTHON_VERSION, "--python-platform", UV_PLATFORM,
-            "--only-binary", ":all:", "--no-config"]
+    argv = [
+        uv.find_uv_bin(),
+        "pip",
+        "compile",
+        "-",
+        "--quiet",
+        "--no-header",
+        "--no-annotate",
+        "--python-version",
+        IMAGE_PYTHON_VERSION,
+        "--python-platform",
+        UV_PLATFORM,
+        "--only-binary",
+        ":all:",
+        "--no-config",
+    ]
     if pinned_at:
         argv += ["--exclude-newer", pinned_at]
     output = _run(argv, "uv pip compile", stdin="\n".join(requirements) + "\n")
@@ -92,9 +118,22 @@ def _compile(requirements: list[str], pinned_at: str | None) -> list[str]:
 def download_wheels(pins: list[str], target: Path) -> None:
     """Download exactly ``pins`` (every package pinned, no resolution) as wheels for the image's
     Python and platform into ``target``; pip keeps the wheels already there."""
-    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--python-version", IMAGE_PYTHON_VERSION,
-            "--implementation", "cp", "--dest", str(target)]
+    argv = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--python-version",
+        IMAGE_PYTHON_VERSION,
+        "--implementation",
+        "cp",
+        "--dest",
+        str(target),
+    ]
     for platform in PIP_PLATFORMS:
         argv += ["--platform", platform]
     _run([*argv, *pins], "pip download")
@@ -148,4 +187,3 @@ def build_wheelhouse(requirements: list[str], pinned_at: str | None, root: Path)
         tmp.write_text(house.model_dump_json(indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, lock_path)
     return house
-

@@ -161,8 +161,7 @@ def _verified(
     version = _run_version(client, spec)
     if not version.startswith(spec.version_prefix):
         raise BaseImageBuildError(
-            f"{spec.name} reports {version!r}, which does not match its tag "
-            f"(expected {spec.version_prefix}...)"
+            f"{spec.name} reports {version!r}, which does not match its tag (expected {spec.version_prefix}...)"
         )
     return BaseImageOutcome(
         name=spec.name, status=status, image_id=image.id, version=version, seconds=round(seconds, 1)
@@ -192,7 +191,7 @@ def _build_stand_ins(
             "no registry answered and building a stand-in needs root and debootstrap "
             "(apt-get install -y debootstrap): missing " + ", ".join(spec.name for spec in specs)
         )
-    outcomes = []
+    outcomes: list[BaseImageOutcome] = []
     with tempfile.TemporaryDirectory(prefix="traj2env-bases-", dir=work_dir) as tmp:
         root = Path(tmp)
         minbase_by_suite: dict[str, Path] = {}
@@ -217,9 +216,7 @@ def _debootstrap(root: Path, suite: str, mirror: str) -> Path:
 
 def _complete_rootfs(rootfs: Path, spec: BaseImageSpec) -> None:
     env = {**_DEFAULT_ENV, "DEBIAN_FRONTEND": "noninteractive"}
-    install = "apt-get update -qq && apt-get install -y -qq --no-install-recommends " + " ".join(
-        spec.packages
-    )
+    install = "apt-get update -qq && apt-get install -y -qq --no-install-recommends " + " ".join(spec.packages)
     cleanup = "apt-get clean && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/*.log"
     for script in (install, spec.setup, cleanup):
         _run(["chroot", str(rootfs), "/bin/sh", "-euc", script], env=env, timeout_s=1800)
@@ -233,13 +230,10 @@ def _import_rootfs(client: docker.DockerClient, rootfs: Path, spec: BaseImageSpe
     changes = [f"ENV {key}={value}" for key, value in spec.env.items()]
     changes += [f"LABEL {key}={value}" for key, value in labels.items()]
     changes.append("CMD " + json.dumps(spec.cmd))
-    tar = subprocess.Popen(
-        ["tar", "--numeric-owner", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE
-    )
+    tar = subprocess.Popen(["tar", "--numeric-owner", "-C", str(rootfs), "-c", "."], stdout=subprocess.PIPE)
+    assert tar.stdout is not None  # stdout=PIPE
     try:
-        client.api.import_image_from_stream(
-            tar.stdout, repository=repository, tag=tag, changes=changes
-        )
+        client.api.import_image_from_stream(tar.stdout, repository=repository, tag=tag, changes=changes)
     finally:
         tar.stdout.close()
         if tar.wait() != 0:

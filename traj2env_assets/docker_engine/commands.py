@@ -25,9 +25,7 @@ def add_docker_commands(subparsers: argparse._SubParsersAction) -> None:
     prune_parser = subparsers.add_parser(
         "prune", help="remove containers, networks, volumes and images carrying the project label"
     )
-    prune_parser.add_argument(
-        "--include-bases", action="store_true", help="also remove the base-image stand-ins"
-    )
+    prune_parser.add_argument("--include-bases", action="store_true", help="also remove the base-image stand-ins")
     prune_parser.set_defaults(handler=_run_prune)
 
 

@@ -111,13 +111,12 @@ class ReferenceControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         solution = task_dir / "solution"
-        files, executables = {}, {}
+        files: dict[str, bytes] = {}
+        executables: dict[str, bytes] = {}
         for path in sorted(p for p in solution.rglob("*") if p.is_file()):
             target = f"{SOLUTION_DIR}/{path.relative_to(solution).as_posix()}"
             (executables if path.stat().st_mode & 0o111 else files)[target] = path.read_bytes()
-        return AgentAction(
-            files=files, executable_files=executables, script=f"{SOLUTION_DIR}/solve.sh"
-        )
+        return AgentAction(files=files, executable_files=executables, script=f"{SOLUTION_DIR}/solve.sh")
 
 
 class NoopControl(Control):
@@ -144,9 +143,7 @@ class PytestHookControl(Control):
     name = "pytest_hook"
 
     def action(self, task_dir: Path) -> AgentAction:
-        return AgentAction(
-            files={"/tmp/traj2env-forge/hook.py": _PYTEST_HOOK.encode()}, script=_HOOK_SCRIPT
-        )
+        return AgentAction(files={"/tmp/traj2env-forge/hook.py": _PYTEST_HOOK.encode()}, script=_HOOK_SCRIPT)
 
 
 class EditTestsControl(Control):
@@ -293,13 +290,20 @@ class Vacuous(ast.NodeTransformer):
 
     def visit_Expr(self, node):
         call = node.value
-        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr.startswith(("assert", "fail")):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr.startswith(("assert", "fail"))
+        ):
             return ast.copy_location(ast.Pass(), node)
         return node
 
     def visit_With(self, node):
         self.generic_visit(node)
-        if any(isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") in RAISES for i in node.items):
+        if any(
+            isinstance(i.context_expr, ast.Call) and getattr(i.context_expr.func, "attr", "") in RAISES
+            for i in node.items
+        ):
             handler = ast.ExceptHandler(type=ast.Name("BaseException", ast.Load()), name=None, body=[ast.Pass()])
             return ast.copy_location(ast.Try(body=node.body, handlers=[handler], orelse=[], finalbody=[]), node)
         return node
@@ -537,7 +541,11 @@ def _traj2env_from_caller():
             sides = []
             if isinstance(node, ast.Compare) and len(node.comparators) == 1:
                 sides = [node.left, node.comparators[0]]
-            elif isinstance(node, ast.Call) and getattr(node.func, "attr", "").startswith("assert") and len(node.args) == 2:
+            elif (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "").startswith("assert")
+                and len(node.args) == 2
+            ):
                 sides = list(node.args)
             for mine, other in (sides, sides[::-1]) if sides else ():
                 if name in ast.unparse(mine):
@@ -631,6 +639,7 @@ def _traj2env_import_hook():
 _traj2env_import_hook()
 """
 
+
 def _diagnosed_paths(task_dir: Path) -> list[str]:
     """The files a lint task's check reported on, read off its tracked ids."""
     tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
@@ -644,11 +653,15 @@ class DiagnosedFilesControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         paths = _diagnosed_paths(task_dir)
-        return AgentAction(script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true")
+        return AgentAction(
+            script="".join(f"rm -f -- {shlex.quote('/workspace/' + path)}\n" for path in paths) or "true"
+        )
 
 
 # Import statements, re-exports and require/import() calls: the whole line goes.
-_IMPORT_LINE = r"/^[[:space:]]*(import|export[^;]*[[:space:]]from[[:space:]])|require[[:space:]]*\(|import[[:space:]]*\(/d"
+_IMPORT_LINE = (
+    r"/^[[:space:]]*(import|export[^;]*[[:space:]]from[[:space:]])|require[[:space:]]*\(|import[[:space:]]*\(/d"
+)
 
 
 class DiagnosedImportsControl(Control):
@@ -658,7 +671,9 @@ class DiagnosedImportsControl(Control):
 
     def action(self, task_dir: Path) -> AgentAction:
         paths = _diagnosed_paths(task_dir)
-        script = "".join(f"sed -i -E {shlex.quote(_IMPORT_LINE)} -- {shlex.quote('/workspace/' + path)}\n" for path in paths)
+        script = "".join(
+            f"sed -i -E {shlex.quote(_IMPORT_LINE)} -- {shlex.quote('/workspace/' + path)}\n" for path in paths
+        )
         return AgentAction(script=script or "true")
 
 

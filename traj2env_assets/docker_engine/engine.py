@@ -68,9 +68,7 @@ class DockerEngine(BaseModel):
     def client(self) -> docker.DockerClient:
         return connect()
 
-    def ensure_bases(
-        self, specs: Sequence[BaseImageSpec] = DEFAULT_BASE_IMAGES
-    ) -> list[BaseImageOutcome]:
+    def ensure_bases(self, specs: Sequence[BaseImageSpec] = DEFAULT_BASE_IMAGES) -> list[BaseImageOutcome]:
         return ensure_base_images(self.client, specs, mirror=self.debian_mirror)
 
     def build(self, context_dir: Path, *, timeout_s: float | None = None) -> BuiltImage:
@@ -101,9 +99,7 @@ class DockerEngine(BaseModel):
         )
 
     @staticmethod
-    def trial_task(
-        image: BuiltImage, task_dir: Path, submission_path: str = PROJECT_SUBMISSION
-    ) -> TrialTask:
+    def trial_task(image: BuiltImage, task_dir: Path, submission_path: str = PROJECT_SUBMISSION) -> TrialTask:
         return TrialTask(image=image.tag, task_dir=task_dir, submission_path=submission_path)
 
     def run_trial(self, task: TrialTask, control: Control) -> TrialResult:
@@ -116,9 +112,7 @@ class DockerEngine(BaseModel):
         *,
         parallelism: int = 1,
     ) -> MatrixResult:
-        return run_matrix(
-            self.client, task, controls, self.trial_settings(), parallelism=parallelism
-        )
+        return run_matrix(self.client, task, controls, self.trial_settings(), parallelism=parallelism)
 
     def prune(self, *, include_bases: bool = False) -> PruneReport:
         return prune(self.client, include_bases=include_bases)

@@ -75,7 +75,9 @@ def context_hash(client: docker.DockerClient, context_dir: Path, platform: str) 
     return digest.hexdigest()
 
 
-def find_image(client: docker.DockerClient, context_dir: Path, *, platform: str = DEFAULT_PLATFORM) -> BuiltImage | None:
+def find_image(
+    client: docker.DockerClient, context_dir: Path, *, platform: str = DEFAULT_PLATFORM
+) -> BuiltImage | None:
     """The image of ``context_dir`` if it already exists, without building anything."""
     started = time.monotonic()
     resolved = resolve_platform(client, platform)
@@ -86,7 +88,11 @@ def find_image(client: docker.DockerClient, context_dir: Path, *, platform: str 
     except ImageNotFound:
         return None
     return BuiltImage(
-        tag=tag, image_id=image_id, content_hash=content, platform=resolved, built=False,
+        tag=tag,
+        image_id=image_id,
+        content_hash=content,
+        platform=resolved,
+        built=False,
         seconds=round(time.monotonic() - started, 3),
     )
 
@@ -132,9 +138,7 @@ def _buildx(context_dir: Path, tag: str, platform: str, content: str, timeout_s:
         argv += ["--label", f"{key}={value}"]
     argv.append(str(context_dir))
     try:
-        result = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL
-        )
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         log = _text(exc.stdout) + _text(exc.stderr)
         raise ImageBuildFailedError(f"build timed out after {timeout_s:.0f}s", _tail(log)) from exc

@@ -55,9 +55,7 @@ def prune(client: docker.DockerClient, *, include_bases: bool = False) -> PruneR
     return PruneReport(containers=containers, networks=networks, volumes=volumes, images=images)
 
 
-def our_containers(
-    client: docker.DockerClient, labels: Mapping[str, str] | None = None
-) -> list[Container]:
+def our_containers(client: docker.DockerClient, labels: Mapping[str, str] | None = None) -> list[Container]:
     """Containers the project started (not ones others started from our images)."""
     label_filter = [project_filter()["label"], *(f"{k}={v}" for k, v in (labels or {}).items())]
     # sparse: no per-container inspect, which races with containers being removed.
@@ -69,9 +67,7 @@ def container_name(container: Container) -> str:
     return container.attrs["Names"][0].lstrip("/")
 
 
-def leftovers(
-    client: docker.DockerClient, labels: Mapping[str, str] | None = None
-) -> dict[str, list[str]]:
+def leftovers(client: docker.DockerClient, labels: Mapping[str, str] | None = None) -> dict[str, list[str]]:
     """Containers (carrying ``labels`` too), networks and volumes the project left."""
     return {
         "containers": [container_name(c) for c in our_containers(client, labels)],

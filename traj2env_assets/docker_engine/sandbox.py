@@ -24,6 +24,7 @@ and the watch pauses between measurements in proportion to what the last one cos
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import tarfile
@@ -225,7 +226,7 @@ def _limit_hit(container: Container) -> StopReason | None:
     _limit_hits_seen[container.id] = now
     for reason in ("out_of_memory", "pids_limit"):
         if now.get(reason, 0) > seen.get(reason, 0):
-            return reason  # type: ignore[return-value]
+            return reason
     return None
 
 
@@ -249,7 +250,9 @@ def exec_with_deadline(
     limiter = _Limiter(container)
     watchdog = threading.Timer(timeout_s + _WATCHDOG_GRACE_S, limiter.stop, args=("timeout",))
     done = threading.Event()
-    disk_watch = threading.Thread(target=limiter.watch_disk, args=(disk_bytes, done), daemon=True) if disk_bytes else None
+    disk_watch = (
+        threading.Thread(target=limiter.watch_disk, args=(disk_bytes, done), daemon=True) if disk_bytes else None
+    )
     tail = bytearray()
     total = 0
     exit_code: int | None = None
@@ -295,10 +298,8 @@ def exec_with_deadline(
 
 
 def kill_quietly(container: Container) -> None:
-    try:
+    with contextlib.suppress(APIError):
         container.kill()
-    except APIError:
-        pass
 
 
 def put_files(container: Container, files: Mapping[str, bytes], *, mode: int = 0o644) -> None:
@@ -323,7 +324,7 @@ def put_directory(container: Container, source: Path, destination: str) -> None:
 def copy_out(container: Container, path: str) -> IO[bytes]:
     """The tar stream of ``path`` (its basename at the top), spooled to disk when large."""
     stream, _ = container.get_archive(path)
-    spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+    spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - returned open
     for chunk in stream:
         spool.write(chunk)
     spool.seek(0)
@@ -342,7 +343,7 @@ def sanitized(archive: IO[bytes]) -> IO[bytes]:
         members = source.getmembers()
         symlinks = {_normal(member.name): member.linkname for member in members if member.issym()}
         regular = {_normal(member.name) for member in members if member.isfile()}
-        clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)
+        clean = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115 - returned open
         with tarfile.open(fileobj=clean, mode="w") as target:
             for member in members:
                 if not (member.isfile() or member.isdir() or member.issym() or member.islnk()):

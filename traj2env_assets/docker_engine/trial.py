@@ -38,7 +38,6 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
-from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
 from traj2env_assets.docker_engine.sandbox import (
     ContainerLimits,
     ExecOutcome,
@@ -52,6 +51,7 @@ from traj2env_assets.docker_engine.sandbox import (
     start_container,
 )
 from traj2env_assets.docker_engine.verifier import run_verifier
+from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
 
 RUN_LABEL = "traj2env.trial_run"
 PROJECT_SUBMISSION = WORKSPACE
@@ -116,7 +116,12 @@ def run_trial(
     # pristine image that nothing reaches until the submission is copied in.
     starter = ThreadPoolExecutor(max_workers=1)
     verifier_box = starter.submit(
-        start_container, client, task.image, role="verifier", limits=settings.limits, labels=labels,
+        start_container,
+        client,
+        task.image,
+        role="verifier",
+        limits=settings.limits,
+        labels=labels,
         # It waits for the agent, then verifies.
         work_s=settings.agent_timeout_s + settings.verifier_timeout_s,
     )
@@ -125,9 +130,7 @@ def run_trial(
         with submission:
             submission_bytes = submission.seek(0, 2)
             submission.seek(0)
-            verifier, reward, verdict, output = _verifier_phase(
-                verifier_box.result(), task, submission, settings
-            )
+            verifier, reward, verdict, output = _verifier_phase(verifier_box.result(), task, submission, settings)
     finally:
         starter.shutdown(wait=True)
         if verifier_box.exception() is None:
@@ -226,14 +229,18 @@ def _verifier_phase(
     box: Container, task: TrialTask, submission: IO[bytes], settings: TrialSettings
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
     run = run_verifier(
-        box, task.task_dir / "tests", task.submission_path, submission,
-        timeout_s=settings.verifier_timeout_s, disk_bytes=settings.limits.disk_bytes,
+        box,
+        task.task_dir / "tests",
+        task.submission_path,
+        submission,
+        timeout_s=settings.verifier_timeout_s,
+        disk_bytes=settings.limits.disk_bytes,
     )
     return run.outcome, run.reward, run.verdict, run.output_tail
 
 
 def _empty_tar() -> IO[bytes]:
-    archive = tempfile.SpooledTemporaryFile()
+    archive = tempfile.SpooledTemporaryFile()  # noqa: SIM115 - returned open
     tarfile.open(fileobj=archive, mode="w").close()
     archive.seek(0)
     return archive

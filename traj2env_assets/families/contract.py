@@ -214,9 +214,7 @@ class Family(ABC, Generic[CandidateT, ProposalT]):
     ) -> CalibrationPlan: ...
 
     @abstractmethod
-    def judge_calibration(
-        self, candidate: CandidateT, results: Mapping[str, ProbeResult]
-    ) -> CalibrationVerdict: ...
+    def judge_calibration(self, candidate: CandidateT, results: Mapping[str, ProbeResult]) -> CalibrationVerdict: ...
 
     def calibrated_spec(self, candidate: CandidateT, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
         """The task as a passed calibration leaves it (build tracks only the tests it kept);

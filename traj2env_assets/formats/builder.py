@@ -164,9 +164,7 @@ class TrajectoryBuilder:
         if call_id in self._answered:
             return False
         self._answered.add(call_id)
-        owner.results.append(
-            _Result(call_id, content, drop_none(extra or {}), list(subagent_ids or []))
-        )
+        owner.results.append(_Result(call_id, content, drop_none(extra or {}), list(subagent_ids or [])))
         return True
 
     def add_observation(self, step: PendingStep, content: str, extra: dict[str, Any] | None = None) -> None:
@@ -203,9 +201,7 @@ class TrajectoryBuilder:
                 "agent": drop_none(agent),
                 "steps": [_step_dict(index, step) for index, step in enumerate(self._steps, start=1)],
                 "extra": drop_none(extra) or None,
-                "subagent_trajectories": [
-                    sub.model_dump(mode="json", exclude_none=True) for sub in self.subagents
-                ]
+                "subagent_trajectories": [sub.model_dump(mode="json", exclude_none=True) for sub in self.subagents]
                 or None,
             }
         )

@@ -256,9 +256,7 @@ def convert_claude_code(path: Path, data: bytes, *, is_subagent: bool = False) -
             continue
         timestamp = line.get("timestamp")
         if kind == "assistant":
-            _read_assistant_line(
-                builder, line, message, timestamp, messages, seen_blocks, tool_names
-            )
+            _read_assistant_line(builder, line, message, timestamp, messages, seen_blocks, tool_names)
         else:
             _read_user_line(builder, line, message, timestamp, seen_prompts, tool_names, subagent_by_call)
 
@@ -318,7 +316,9 @@ def _read_assistant_line(
             step.reasoning_content = "\n\n".join(filter(None, [step.reasoning_content, block["thinking"]]))
         elif kind == "tool_use" and isinstance(block.get("id"), str):
             name = str(block.get("name") or "unknown")
-            if builder.add_tool_call(step, block["id"], name, block.get("input") or {}, {"cwd": text_field(line, "cwd")}):
+            if builder.add_tool_call(
+                step, block["id"], name, block.get("input") or {}, {"cwd": text_field(line, "cwd")}
+            ):
                 tool_names[block["id"]] = name
     usage = message.get("usage")
     # One response is split over lines that each repeat usage; keep the fullest copy (the

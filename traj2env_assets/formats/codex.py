@@ -99,7 +99,9 @@ def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
         except ValueError:
             wrapped = None
         if isinstance(wrapped, dict) and "output" in wrapped:
-            metadata = wrapped.get("metadata") if isinstance(wrapped.get("metadata"), dict) else {}
+            metadata = wrapped.get("metadata")
+            if not isinstance(metadata, dict):
+                metadata = {}
             text = str(wrapped.get("output") or "")
             if isinstance(metadata.get("exit_code"), int):
                 extra["exit_code"] = metadata["exit_code"]
@@ -109,7 +111,7 @@ def parse_output(raw: Any) -> tuple[str, dict[str, Any]]:
         match = _PROCESS_EXIT.search(text) or _EXIT_HEADER.search(text)
         if match:
             extra["exit_code"] = int(match.group(1))
-    if text.startswith("apply_patch verification failed") or text.startswith("Failed to apply patch"):
+    if text.startswith(("apply_patch verification failed", "Failed to apply patch")):
         extra["is_error"] = True
     elif "exit_code" in extra:
         extra["is_error"] = extra["exit_code"] != 0
@@ -176,9 +178,7 @@ class _CodexReader:
                     self.extra[key] = payload[key]
         elif kind == "compacted":
             self.compactions += 1
-            self.builder.add_message(
-                "system", "Context compacted.", timestamp, {"context_management": "compaction"}
-            )
+            self.builder.add_message("system", "Context compacted.", timestamp, {"context_management": "compaction"})
 
     def _read_token_count(self, payload: dict[str, Any]) -> None:
         info = payload.get("info")
@@ -201,9 +201,7 @@ class _CodexReader:
     def _agent_step(self, timestamp: object, message: str = "") -> Any:
         reasoning = "\n\n".join(self.pending_reasoning) or None
         self.pending_reasoning = []
-        return self.builder.add_agent_step(
-            message, timestamp, self.model, reasoning, self.effort
-        )
+        return self.builder.add_agent_step(message, timestamp, self.model, reasoning, self.effort)
 
     def _read_response_item(self, payload: dict[str, Any], timestamp: object, stats: LineStats) -> None:
         item = payload.get("type")
@@ -236,7 +234,9 @@ class _CodexReader:
             self.builder.add_tool_call(step, call_id, str(payload.get("name") or "unknown"), arguments, {"cwd": cwd})
         elif item == "local_shell_call":
             call_id = payload.get("call_id") or payload.get("id")
-            action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+            action = payload.get("action")
+            if not isinstance(action, dict):
+                action = {}
             if not isinstance(call_id, str):
                 stats.invalid_lines += 1
                 return

@@ -65,7 +65,9 @@ class ConversionResult(BaseModel):
     trajectory: atif.Trajectory | None = None
 
 
-def _skipped(path: Path, reason: SkipReason, detail: str, fmt: DetectedFormat | None = None, size: int = 0) -> ConversionResult:
+def _skipped(
+    path: Path, reason: SkipReason, detail: str, fmt: DetectedFormat | None = None, size: int = 0
+) -> ConversionResult:
     return ConversionResult(
         record=ConversionRecord(
             source_path=str(path), format=fmt, status="skipped", reason=reason, detail=detail, bytes=size

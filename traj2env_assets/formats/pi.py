@@ -63,7 +63,9 @@ def active_branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _metrics(usage: Any) -> dict[str, Any] | None:
     if not isinstance(usage, dict):
         return None
-    cost = usage.get("cost") if isinstance(usage.get("cost"), dict) else {}
+    cost = usage.get("cost")
+    if not isinstance(cost, dict):
+        cost = {}
     cache_read = token_count(usage.get("cacheRead"))
     return drop_none(
         {
@@ -131,7 +133,9 @@ def _read_message(
             builder.add_message("user", text, timestamp)
     elif role == "assistant":
         model = text_field(message, "model") or model
-        content = message.get("content") if isinstance(message.get("content"), list) else []
+        content = message.get("content")
+        if not isinstance(content, list):
+            content = []
         text = "\n\n".join(
             str(block.get("text")) for block in content if isinstance(block, dict) and block.get("type") == "text"
         )
@@ -158,9 +162,7 @@ def _read_message(
         builder.add_tool_result(message["toolCallId"], text, extra)
     elif role == "bashExecution":
         command = str(message.get("command") or "")
-        step = builder.add_message(
-            "system", f"!{command}", timestamp, {"user_shell_command": command}
-        )
+        step = builder.add_message("system", f"!{command}", timestamp, {"user_shell_command": command})
         extra = {"exit_code": message.get("exitCode") if isinstance(message.get("exitCode"), int) else None}
         if message.get("cancelled"):
             extra["cancelled"] = True

@@ -26,7 +26,9 @@ def blocks_to_text(content: Any) -> str:
             if kind in ("text", "input_text", "output_text"):
                 parts.append(str(block.get("text", "")))
             elif kind in ("image", "input_image"):
-                source = block.get("source") if isinstance(block.get("source"), dict) else {}
+                source = block.get("source")
+                if not isinstance(source, dict):
+                    source = {}
                 media = source.get("media_type") or block.get("mimeType") or "image"
                 parts.append(f"[image: {media}]")
             elif kind == "tool_result":

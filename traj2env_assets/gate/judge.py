@@ -33,8 +33,16 @@ from traj2env_assets.gate.runtime.gate_worker import answers_match, values_match
 MIN_DISCRIMINATING_CASES = 3
 _UNCOVERED_SHOWN = 10
 _EMPTY_VALUES: tuple[object, ...] = (
-    None, 0, 0.0, "", False, True,
-    {"t": "list", "v": []}, {"t": "tuple", "v": []}, {"t": "dict", "v": []}, {"t": "set", "v": []},
+    None,
+    0,
+    0.0,
+    "",
+    False,
+    True,
+    {"t": "list", "v": []},
+    {"t": "tuple", "v": []},
+    {"t": "dict", "v": []},
+    {"t": "set", "v": []},
     {"t": "frozenset", "v": []},
 )
 
@@ -119,10 +127,12 @@ def judge_gate(
         return GateJudgement(facts={"gate_coverage": 0.0, "gate_absent": report[:500]})
     if excluded:
         out = set(excluded)
-        report = report.model_copy(update={
-            "tests": {test: info for test, info in report.tests.items() if test not in out},
-            "cases": [case for case in report.cases if case.get("test") not in out],
-        })
+        report = report.model_copy(
+            update={
+                "tests": {test: info for test, info in report.tests.items() if test not in out},
+                "cases": [case for case in report.cases if case.get("test") not in out],
+            }
+        )
     judged = set(report.tests) | set(tracked_tests)
     recorded: dict[str, tuple[dict, list[Answer]]] = {}
     uncovered: dict[str, str] = {
@@ -146,10 +156,17 @@ def judge_gate(
     kept: list[GateCase] = []
     expected: dict[str, list[Answer]] = {}
     counts = {"degenerate": 0, "out_of_domain": 0, "discriminating": 0, "generalisation": 0}
-    for case, answers in recorded.values():
-        kept.append(GateCase(id=case["id"], test=case["test"], kind="recorded", steps=case["steps"],
-                             observe=case.get("observe") or []))
-        expected[case["id"]] = answers
+    for case, usable in recorded.values():
+        kept.append(
+            GateCase(
+                id=case["id"],
+                test=case["test"],
+                kind="recorded",
+                steps=case["steps"],
+                observe=case.get("observe") or [],
+            )
+        )
+        expected[case["id"]] = usable
     for case in report.cases:
         if case.get("kind") != "generalisation" or case["test"] not in recorded:
             continue
@@ -166,11 +183,19 @@ def judge_gate(
         before = report.answers.get("before", {}).get(case["id"])
         counts["discriminating"] += not answers_match(answers, before, case["steps"])[0]
         counts["generalisation"] += 1
-        kept.append(GateCase(id=case["id"], test=case["test"], kind="generalisation", steps=case["steps"],
-                             observe=case.get("observe") or []))
+        kept.append(
+            GateCase(
+                id=case["id"],
+                test=case["test"],
+                kind="generalisation",
+                steps=case["steps"],
+                observe=case.get("observe") or [],
+            )
+        )
         expected[case["id"]] = answers
     untracked = sorted(
-        test for test in tracked_tests
+        test
+        for test in tracked_tests
         if fraction_reward and test in recorded and case_is_degenerate(recorded[test][1], recorded[test][0]["steps"])
     )
     coverage = sum(test in recorded for test in tracked_tests) / len(tracked_tests) if tracked_tests else 0.0

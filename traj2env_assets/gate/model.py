@@ -76,7 +76,8 @@ class GateExpectations(_Strict):
 
 def gate_files(gate: BehaviourGate) -> tuple[GateCases, GateExpectations]:
     cases = GateCases(
-        roots=gate.roots, cases=[{"id": case.id, "steps": case.steps, "observe": case.observe} for case in gate.cases],
+        roots=gate.roots,
+        cases=[{"id": case.id, "steps": case.steps, "observe": case.observe} for case in gate.cases],
     )
     expected = GateExpectations(
         covered_tests=gate.covered_tests,

@@ -37,7 +37,8 @@ def solution_modules(spec: TaskSpec) -> list[str]:
         return []
     harness = harness_files(spec.tests.runner)
     return sorted(
-        path for path in spec.solution_files
+        path
+        for path in spec.solution_files
         if path.endswith(".py") and not is_test_path(path) and PurePosixPath(path).name not in harness
     )
 
@@ -52,7 +53,9 @@ def _texts(files: dict[str, bytes]) -> dict[str, str] | None:
 def gate_applies(spec: TaskSpec) -> bool:
     """A pytest task whose change writes Python solution code, all of it text."""
     return (
-        spec.tests is not None and spec.tests.runner == "pytest" and bool(solution_modules(spec))
+        spec.tests is not None
+        and spec.tests.runner == "pytest"
+        and bool(solution_modules(spec))
         and _texts(spec.solution_files) is not None
     )
 
@@ -79,8 +82,14 @@ def gate_probe(spec: TaskSpec) -> Probe:
         "selection": judged_selection(spec),
         # Seeded by what the task is, not its id: copies of one fix logged in several formats
         # share one probe (and its calibration cache entry).
-        "seed": int(hashlib.sha256(json.dumps([_texts(spec.solution_files), tests.test_files, judged_selection(spec)],
-                                              sort_keys=True).encode()).hexdigest()[:8], 16),
+        "seed": int(
+            hashlib.sha256(
+                json.dumps(
+                    [_texts(spec.solution_files), tests.test_files, judged_selection(spec)], sort_keys=True
+                ).encode()
+            ).hexdigest()[:8],
+            16,
+        ),
         "report": REPORT_FILE,
     }
     files = {f"{PROBE_DIR}/{name}": runtime_file(name) for name in (WORKER, PROBE)}

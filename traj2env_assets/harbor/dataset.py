@@ -280,9 +280,7 @@ def write_dataset(
     linked: dict[str, set[str]] = {}
     for task_id, group in groups.items():
         linked.setdefault(group, set()).add(source_of[task_id])
-    splits = assign_splits(
-        previous, list(source_of.values()), linked=linked.values(), seed=seed, fraction=fraction
-    )
+    splits = assign_splits(previous, list(source_of.values()), linked=linked.values(), seed=seed, fraction=fraction)
     earlier = read_manifest(destination) if (destination / MANIFEST_FILE).is_file() else None
     tasks = [
         DatasetTask(

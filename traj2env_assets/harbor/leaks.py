@@ -73,7 +73,9 @@ def hidden_and_shown_elsewhere(task: TaskTests, others: Iterable[TaskTests]) -> 
     """Each test ``task`` hides that another task shows."""
     return sorted(
         f"{test} (hidden here) is shown by {other.task_id}"
-        for other in others for key, test in task.hidden.items() if key in other.shown
+        for other in others
+        for key, test in task.hidden.items()
+        if key in other.shown
     )
 
 
@@ -81,7 +83,9 @@ def shown_and_hidden_elsewhere(task: TaskTests, others: Iterable[TaskTests]) -> 
     """Each test another task hides that ``task`` shows."""
     return sorted(
         f"{test} (hidden by {other.task_id}) is shown here"
-        for other in others for key, test in other.hidden.items() if key in task.shown
+        for other in others
+        for key, test in other.hidden.items()
+        if key in task.shown
     )
 
 

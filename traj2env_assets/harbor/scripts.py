@@ -114,12 +114,11 @@ def solve_sh(spec: TaskSpec) -> str:
 
 
 def tracked_ids_file(spec: TaskSpec) -> str:
-    assert spec.tests is not None
-    return "\n".join(spec.tests.tracked_test_ids) + "\n"
+    return "\n".join(spec.test_verifier().tracked_test_ids) + "\n"
 
 
 def gate_ids_file(spec: TaskSpec) -> str:
-    return "".join(f"{test_id}\n" for test_id in spec.tests.gate_test_ids)
+    return "".join(f"{test_id}\n" for test_id in spec.test_verifier().gate_test_ids)
 
 
 def pristine_paths_file(spec: TaskSpec) -> str:
@@ -129,7 +128,7 @@ def pristine_paths_file(spec: TaskSpec) -> str:
 def test_sh(spec: TaskSpec) -> str:
     if spec.answer is not None:
         return _ANSWER_TEST_SH.format(answer=ANSWER_FILE, harness=HARNESS_DIR, gold=GOLD_FILE)
-    tests = spec.tests
+    tests = spec.test_verifier()
     harness_names = harness_files(tests.runner)
     extra = {"*.pth", "__pycache__", ".pytest_cache"} if tests.runner not in NODE_TEST_RUNNERS else set()
     # A lint check's fix may edit test code: only configuration is restored.
@@ -151,7 +150,11 @@ def test_sh(spec: TaskSpec) -> str:
         gate=_gate_run() if tests.behaviour_gate is not None else "",
     )
     run = {
-        "pytest": _pytest_run, "node": _node_run, "jest": _jest_run, "mocha": _mocha_run, "vitest": _vitest_run,
+        "pytest": _pytest_run,
+        "node": _node_run,
+        "jest": _jest_run,
+        "mocha": _mocha_run,
+        "vitest": _vitest_run,
         "lint": _lint_run,
     }[tests.runner](spec)
     return head + run
@@ -159,7 +162,11 @@ def test_sh(spec: TaskSpec) -> str:
 
 def _gate_run() -> str:
     return _GATE_RUN.format(
-        user=GATE_USER, timeout=GATE_TIMEOUT_S, path=_CLEAN_PATH, worker=WORKER, cases=GATE_CASES,
+        user=GATE_USER,
+        timeout=GATE_TIMEOUT_S,
+        path=_CLEAN_PATH,
+        worker=WORKER,
+        cases=GATE_CASES,
         expected=GATE_EXPECTED,
     )
 
@@ -169,10 +176,8 @@ def _find_names(names: Iterable[str]) -> str:
 
 
 def _pytest_run(spec: TaskSpec) -> str:
-    tests = spec.tests
-    config = (
-        f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
-    )
+    tests = spec.test_verifier()
+    config = f"{WORKSPACE}/{tests.pytest_config}" if tests.pytest_config else f"{HARNESS_DIR}/pytest.ini"
     # In mode "check" the recorded check's own selection runs (it covers the tracked tests;
     # naming them too would make pytest collect only them from a shared file).
     # In mode "split" the existing (gate) tests run beside the tracked ones.
@@ -200,7 +205,8 @@ def _pytest_run(spec: TaskSpec) -> str:
         deselect="".join(f" --deselect {shlex.quote(test_id)}" for test_id in tests.deselected_test_ids),
         gate_files=(
             f'{HARNESS_DIR}/{GATE_CASES} {HARNESS_DIR}/{GATE_EXPECTED} "$RUN_DIR/gate-answers.jsonl"'
-            if tests.behaviour_gate is not None else ""
+            if tests.behaviour_gate is not None
+            else ""
         ),
     )
 
@@ -219,18 +225,20 @@ def _mocha_run(spec: TaskSpec) -> str:
 
 def _vitest_run(spec: TaskSpec) -> str:
     return _SIGNED_RUNNER_RUN.format(
-        **_node_run_fields(spec), **_VITEST, before_run=_VITEST_ENTRY_CHECK.format(entry=shlex.quote(vitest_entry(spec)))
+        **_node_run_fields(spec),
+        **_VITEST,
+        before_run=_VITEST_ENTRY_CHECK.format(entry=shlex.quote(vitest_entry(spec))),
     )
 
 
 def vitest_entry(spec: TaskSpec) -> str:
     """The vitest the verifier runs: the project's, installed at build time in the check's
     folder (``npm ci``), which the verifier restores from the image's pristine copy."""
-    return str(PurePosixPath(WORKSPACE, spec.tests.check_dir, NODE_MODULES, "vitest", "vitest.mjs"))
+    return str(PurePosixPath(WORKSPACE, spec.test_verifier().check_dir, NODE_MODULES, "vitest", "vitest.mjs"))
 
 
 def _node_run_fields(spec: TaskSpec) -> dict[str, object]:
-    tests = spec.tests
+    tests = spec.test_verifier()
     files = sorted({test_id.split("::", 1)[0] for test_id in [*tests.run_targets, *tests.tracked_test_ids]})
     return {
         "files": " ".join(shlex.quote(path) for path in files),
@@ -267,12 +275,12 @@ _FINDINGS_EXITS = {"tsc": "1,2"}
 
 def _check_program(spec: TaskSpec) -> str:
     """The name of the program a lint, type or build check runs (``tsc``, ``esbuild``)."""
-    command = spec.tests.check_command
+    command = spec.test_verifier().check_command
     return PurePosixPath(command[0]).name if command else ""
 
 
 def _lint_run(spec: TaskSpec) -> str:
-    tests = spec.tests
+    tests = spec.test_verifier()
     program = _check_program(spec)
     return _LINT_RUN.format(
         timeout=tests.timeout_sec,
@@ -297,8 +305,10 @@ _TAMPER_CHECK = {
 
 def _tamper_check(spec: TaskSpec) -> str:
     """The runner's static tamper check; a build check whose errors name imports keeps them."""
-    runner = spec.tests.runner
-    return _TAMPER_CHECK[runner] + (" --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else "")
+    runner = spec.test_verifier().runner
+    return _TAMPER_CHECK[runner] + (
+        " --imports-kept" if runner == "lint" and _check_program(spec) in IMPORTS_KEPT_TOOLS else ""
+    )
 
 
 _TEST_SH_HEAD = """#!/bin/bash
@@ -389,7 +399,7 @@ if [ -d "$HARNESS/restore" ]; then (cd "$HARNESS/restore" && find . -type f | se
 (cd "$WORK" && find . -name {node_modules} -type d -prune | sed 's|^\\./||') >> "$RESTORED"
 (cd "$WORK" && python_environments . | tr '\\0' '\\n' | sed 's|^\\./||') >> "$RESTORED"
 cd "$WORK"
-"""
+"""  # noqa: E501 - shell kept line for line as test.sh gets it
 
 _GATE_RUN = """
 # 1b. The behaviour gate: the worker answers every case (calls recorded from the tests on
@@ -497,7 +507,7 @@ wait "$READER"
 # 5. The verdict, as root.
 node {harness}/verdict.mjs "$RUN_DIR/results.jsonl" "$KEY" {harness}/tracked_ids.txt \\
   "$RUN_DIR/sentinels.txt" {mode} "$RUN_DIR/tamper.json" "$LOGS"
-"""
+"""  # noqa: E501 - shell kept line for line as test.sh gets it
 
 _LINT_RUN = """
 # The results channel carries nothing for a lint check: root reads the tool's exit code

@@ -39,14 +39,29 @@ TESTS_FROM_SESSION_FINAL = "session_final"
 
 # Files a test harness reads on its own; a submission's copy never reaches the test run.
 PYTHON_HARNESS_FILES = frozenset(
-    {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
-     "sitecustomize.py", "usercustomize.py"}
+    {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py", "usercustomize.py"}
 )
 NODE_HARNESS_FILES = frozenset(
-    {"package.json", "package-lock.json", ".npmrc", ".mocharc.json", ".mocharc.js",
-     ".mocharc.cjs", ".mocharc.yml", ".mocharc.yaml", "jest.config.js", "jest.config.cjs", "jest.config.mjs",
-     "jest.config.ts", "vitest.config.js", "vitest.config.mjs", "vitest.config.ts",
-     "tsconfig.json", "babel.config.js", ".babelrc"}
+    {
+        "package.json",
+        "package-lock.json",
+        ".npmrc",
+        ".mocharc.json",
+        ".mocharc.js",
+        ".mocharc.cjs",
+        ".mocharc.yml",
+        ".mocharc.yaml",
+        "jest.config.js",
+        "jest.config.cjs",
+        "jest.config.mjs",
+        "jest.config.ts",
+        "vitest.config.js",
+        "vitest.config.mjs",
+        "vitest.config.ts",
+        "tsconfig.json",
+        "babel.config.js",
+        ".babelrc",
+    }
 )
 # Build checks whose failure an import names (esbuild's "Could not resolve", "No matching
 # export"): dropping the import would pass, so the fix must keep every import of a
@@ -55,12 +70,40 @@ IMPORTS_KEPT_TOOLS = frozenset({"esbuild"})
 # Files that configure a lint or type check (anywhere in the project: ruff, mypy, tsc,
 # eslint), and the tools' caches: the submission's never reach the check.
 LINT_HARNESS_FILES = frozenset(
-    {"pyproject.toml", "setup.cfg", "tox.ini", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",
-     ".flake8", "sitecustomize.py", "usercustomize.py", ".ruff_cache", ".mypy_cache", ".dmypy.json",
-     "package.json", "package-lock.json", ".npmrc", "tsconfig.json", "jsconfig.json", "tsconfig.base.json",
-     ".eslintrc", ".eslintrc.js", ".eslintrc.cjs", ".eslintrc.json", ".eslintrc.yml", ".eslintrc.yaml",
-     ".eslintignore", "eslint.config.js", "eslint.config.mjs", "eslint.config.cjs", ".eslintcache",
-     "biome.json", "biome.jsonc"}
+    {
+        "pyproject.toml",
+        "setup.cfg",
+        "tox.ini",
+        "ruff.toml",
+        ".ruff.toml",
+        "mypy.ini",
+        ".mypy.ini",
+        ".flake8",
+        "sitecustomize.py",
+        "usercustomize.py",
+        ".ruff_cache",
+        ".mypy_cache",
+        ".dmypy.json",
+        "package.json",
+        "package-lock.json",
+        ".npmrc",
+        "tsconfig.json",
+        "jsconfig.json",
+        "tsconfig.base.json",
+        ".eslintrc",
+        ".eslintrc.js",
+        ".eslintrc.cjs",
+        ".eslintrc.json",
+        ".eslintrc.yml",
+        ".eslintrc.yaml",
+        ".eslintignore",
+        "eslint.config.js",
+        "eslint.config.mjs",
+        "eslint.config.cjs",
+        ".eslintcache",
+        "biome.json",
+        "biome.jsonc",
+    }
 )
 
 
@@ -71,9 +114,13 @@ TEST_DIR_NAMES = frozenset({"test", "tests", "__tests__", "spec"})
 # pytest's and unittest's default file patterns, node --test's, jest's, mocha's and vitest's.
 _JS_EXTENSIONS = ("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx")
 TEST_FILE_GLOBS = (
-    "test_*.py", "*_test.py",
-    *(f"{pattern}.{ext}" for ext in _JS_EXTENSIONS
-      for pattern in ("*.test", "*.spec", "*-test", "*_test", "test-*", "test")),
+    "test_*.py",
+    "*_test.py",
+    *(
+        f"{pattern}.{ext}"
+        for ext in _JS_EXTENSIONS
+        for pattern in ("*.test", "*.spec", "*-test", "*_test", "test-*", "test")
+    ),
 )
 # Installed JavaScript packages live inside the project; the pristine ones always return.
 NODE_MODULES = "node_modules"
@@ -85,8 +132,12 @@ PYTHON_ENVIRONMENT_DIRS = ("site-packages", "dist-packages", "__pypackages__")
 def harness_files(runner: TestRunner) -> frozenset[str]:
     """The file names a runner's harness reads on its own (restored from the pristine image)."""
     return {
-        "pytest": PYTHON_HARNESS_FILES, "node": NODE_HARNESS_FILES, "jest": NODE_HARNESS_FILES,
-        "mocha": NODE_HARNESS_FILES, "vitest": NODE_HARNESS_FILES, "lint": LINT_HARNESS_FILES,
+        "pytest": PYTHON_HARNESS_FILES,
+        "node": NODE_HARNESS_FILES,
+        "jest": NODE_HARNESS_FILES,
+        "mocha": NODE_HARNESS_FILES,
+        "vitest": NODE_HARNESS_FILES,
+        "lint": LINT_HARNESS_FILES,
     }[runner]
 
 
@@ -313,12 +364,19 @@ class TaskSpec(BaseModel):
     def _solution_is_not_restored(self) -> TaskSpec:
         restored = self.pristine_paths()
         clashing = sorted(
-            path for path in [*self.solution_files, *self.solution_deleted]
+            path
+            for path in [*self.solution_files, *self.solution_deleted]
             if any(path == root or path.startswith(root + "/") for root in restored)
         )
         if clashing:
             raise ValueError(f"the solution changes files the verifier restores from the pristine image: {clashing}")
         return self
+
+    def test_verifier(self) -> VerifierSpec:
+        """``tests``, for a task verified by tests (every task but an answer-file one)."""
+        if self.tests is None:
+            raise ValueError(f"task {self.task_id} is verified by an answer file, not by tests")
+        return self.tests
 
     @property
     def workdir(self) -> str:

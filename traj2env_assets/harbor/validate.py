@@ -44,14 +44,32 @@ class HarborJobFailed(RuntimeError):
 
 
 def start_harbor_job(
-    dataset: Path, agent: str, jobs_dir: Path, *, concurrent: int = 2, job_name: str | None = None,
+    dataset: Path,
+    agent: str,
+    jobs_dir: Path,
+    *,
+    concurrent: int = 2,
+    job_name: str | None = None,
     options: list[str] | None = None,
 ) -> subprocess.Popen[str]:
     """``harbor run -a AGENT`` on every task under ``dataset``; results in ``jobs_dir/JOB_NAME``
     (the agent's name by default). ``options``: more ``harbor run`` arguments (models, attempts)."""
     command = [
-        str(HARBOR), "run", "-p", str(dataset), "-a", agent, "-e", IMPORT_PATH,
-        "--jobs-dir", str(jobs_dir), "--job-name", job_name or agent, "-n", str(concurrent), *(options or []),
+        str(HARBOR),
+        "run",
+        "-p",
+        str(dataset),
+        "-a",
+        agent,
+        "-e",
+        IMPORT_PATH,
+        "--jobs-dir",
+        str(jobs_dir),
+        "--job-name",
+        job_name or agent,
+        "-n",
+        str(concurrent),
+        *(options or []),
     ]
     env = {**os.environ, "HARBOR_TELEMETRY": "0"}
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -108,7 +126,9 @@ def task_names(dataset: Path) -> list[str]:
     return sorted(p.name for p in dataset.iterdir() if p.is_dir() and (p / TASK_FILE).is_file())
 
 
-def validate_dataset(dataset: Path, jobs_dir: Path, *, concurrent: int = 2, timeout_s: float = 3600) -> list[TaskValidation]:
+def validate_dataset(
+    dataset: Path, jobs_dir: Path, *, concurrent: int = 2, timeout_s: float = 3600
+) -> list[TaskValidation]:
     """Run oracle and nop on every task under ``dataset``; one row per task."""
     jobs_dir.mkdir(parents=True, exist_ok=True)
     running = {agent: start_harbor_job(dataset, agent, jobs_dir, concurrent=concurrent) for agent in EXPECTED_REWARD}

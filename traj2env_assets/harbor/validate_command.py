@@ -28,7 +28,12 @@ def add_validate_command(subparsers: argparse._SubParsersAction) -> None:
         "validate", help="run Harbor's oracle and nop agents on published tasks (harbor run, no network)"
     )
     validate.add_argument(
-        "--oracle", type=Path, nargs="?", const=DEFAULT_DATASET, required=True, metavar="PATH",
+        "--oracle",
+        type=Path,
+        nargs="?",
+        const=DEFAULT_DATASET,
+        required=True,
+        metavar="PATH",
         help=f"the dataset (a folder of task directories; default {DEFAULT_DATASET})",
     )
     validate.add_argument(

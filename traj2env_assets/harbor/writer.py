@@ -86,10 +86,11 @@ class WrittenTask(BaseModel):
 
 
 def _gate_metadata(spec: TaskSpec) -> BehaviourGateMetadata | None:
-    gate = spec.tests.behaviour_gate if spec.tests else None
-    if gate is None:
+    tests = spec.tests
+    gate = tests.behaviour_gate if tests else None
+    if tests is None or gate is None:
         return None
-    tracked = spec.tests.tracked_test_ids
+    tracked = tests.tracked_test_ids
     return BehaviourGateMetadata(
         coverage=round(gate.coverage(tracked), 3),
         tracked_tests=len(tracked),

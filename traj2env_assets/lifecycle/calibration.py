@@ -116,7 +116,9 @@ def _with_gate(spec: TaskSpec, result: ProbeResult, *, fraction: bool) -> tuple[
     tests = spec.tests
     assert tests is not None  # gate_applies
     judgement = judge_gate(
-        result, tracked_tests=tests.tracked_test_ids, fraction_reward=fraction,
+        result,
+        tracked_tests=tests.tracked_test_ids,
+        fraction_reward=fraction,
         excluded=[*spec.existing_tests_left_out, *tests.deselected_test_ids],
     )
     if judgement.drop is not None:
@@ -152,20 +154,33 @@ def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[
     results = []
     for probe in plan.probes:
         with sandbox(
-            engine.client, image, role="probe", limits=engine.limits(), labels=engine.container_labels,
+            engine.client,
+            image,
+            role="probe",
+            limits=engine.limits(),
+            labels=engine.container_labels,
             work_s=probe.timeout_s,
         ) as box:
             if probe.files:
                 put_files(box, probe.files)
             run = exec_with_deadline(
-                box, probe.script, timeout_s=probe.timeout_s, workdir=probe.workdir, env=probe.env,
+                box,
+                probe.script,
+                timeout_s=probe.timeout_s,
+                workdir=probe.workdir,
+                env=probe.env,
                 disk_bytes=engine.limits().disk_bytes,
             )
             result = _result_file(box, probe.result_file) if probe.result_file else None
         results.append(
             ProbeResult(
-                name=probe.name, exit_code=run.exit_code, timed_out=run.timed_out,
-                output_tail=run.output_tail, seconds=run.seconds, stopped_by=run.stopped_by, result=result,
+                name=probe.name,
+                exit_code=run.exit_code,
+                timed_out=run.timed_out,
+                output_tail=run.output_tail,
+                seconds=run.seconds,
+                stopped_by=run.stopped_by,
+                result=result,
             )
         )
     return results

@@ -73,9 +73,7 @@ class _Pending(BaseModel):
     record: ProposalRecord
 
 
-def _prepare(
-    workspace: Workspace, options: PipelineOptions, status: CandidateStatus
-) -> CandidateStatus | _Pending:
+def _prepare(workspace: Workspace, options: PipelineOptions, status: CandidateStatus) -> CandidateStatus | _Pending:
     """A status already decided without the model, or the call still to make."""
     if (duplicate := dropped_as_duplicate(workspace, status, "proposal")) is not None:
         return duplicate

@@ -101,10 +101,15 @@ def _over_a_cap(workspace: Workspace, destination: Path, staged_dir: Path, caps:
     """Why publishing the staged task would exceed a cap; checked against the published tasks."""
     project = read_task_toml(staged_dir).metadata.project
     published = PublishedSignatures(workspace.root / DEDUPE_DIR / "signatures")
-    known = {
-        task_dir.name: published.project_and_signature(task_dir)
-        for task_dir in sorted(destination.iterdir()) if (task_dir / "task.toml").is_file()
-    } if destination.is_dir() else {}
+    known = (
+        {
+            task_dir.name: published.project_and_signature(task_dir)
+            for task_dir in sorted(destination.iterdir())
+            if (task_dir / "task.toml").is_file()
+        }
+        if destination.is_dir()
+        else {}
+    )
     peers = {name: ("", signature) for name, (other, signature) in known.items() if other == project}
     if project is not None and len(peers) >= caps.per_project:
         return Drop(reason=PROJECT_CAP, detail=f"{len(peers)} tasks of project {project} are published already")
@@ -160,7 +165,10 @@ def _publish_one(
     if (capped := _over_a_cap(workspace, destination, staged_dir, caps)) is not None:
         return save_status(workspace, status.dropped("publish", capped))
     outcome = publish_task(
-        staged_dir, destination, status.task_id, vet=_secrets_vet(workspace),
+        staged_dir,
+        destination,
+        status.task_id,
+        vet=_secrets_vet(workspace),
         added={CARD_FILE: render_card(staged_dir, status)},
     )
     if outcome.status == "refused":

@@ -231,7 +231,9 @@ def save_status(workspace: Workspace, status: CandidateStatus) -> CandidateStatu
 def partition_statuses(workspace: Workspace, family: str, partition_key: str) -> list[CandidateStatus]:
     """Every candidate one family mined from one trajectory, in mining order."""
     mining = read_mining(workspace, family, partition_key)
-    refs = [CandidateRef(family=family, partition_key=partition_key, task_id=t) for t in mining.task_ids] if mining else []
+    refs = (
+        [CandidateRef(family=family, partition_key=partition_key, task_id=t) for t in mining.task_ids] if mining else []
+    )
     return [read_status(workspace, ref) for ref in refs]
 
 

@@ -72,11 +72,13 @@ def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Tas
     replay = workspace.stage_dir(STAGE_REPLAY, status.partition_key)
     record = read_record_file(replay)
     repository = read_repository(replay)
-    return spec.model_copy(update={
-        "repository": repository_metadata(repository),
-        "project": project_name(record, repository),
-        "session_effort": session_effort(record, spec, window) if window and record else None,
-    })
+    return spec.model_copy(
+        update={
+            "repository": repository_metadata(repository),
+            "project": project_name(record, repository),
+            "session_effort": session_effort(record, spec, window) if window and record else None,
+        }
+    )
 
 
 def session_effort(record: ReplayRecordFile, spec: TaskSpec, window: EffortWindow) -> SessionEffort | None:
@@ -105,8 +107,11 @@ def repository_metadata(record: RepositoryRecord | None) -> RepositoryMetadata |
     if record is None or record.status != "used" or record.commit is None:
         return None
     return RepositoryMetadata(
-        path=record.path, branch=record.branch, commit=record.commit,
-        files_from_repository=record.files_from_repository, files_differing=record.files_differing,
+        path=record.path,
+        branch=record.branch,
+        commit=record.commit,
+        files_from_repository=record.files_from_repository,
+        files_differing=record.files_differing,
     )
 
 
@@ -131,6 +136,8 @@ def spec_key(spec: TaskSpec) -> str:
     # Fields at their empty default stay out: the key is what it was before they existed, so
     # no rebuild on upgrade.
     empty = {
-        name for name in ("repository", "existing_tests_left_out", "session_effort", "project") if not getattr(spec, name)
+        name
+        for name in ("repository", "existing_tests_left_out", "session_effort", "project")
+        if not getattr(spec, name)
     }
     return digest_of(spec.model_dump(exclude=empty or None))

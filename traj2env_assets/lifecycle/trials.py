@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -45,7 +46,7 @@ CACHE_DIR = "cache/trials"
 _IDENTITY_TABLES = ("task", "metadata")
 
 
-def trials_key(image_tag: str, task_dir: Path, controls: list[Control]) -> str:
+def trials_key(image_tag: str, task_dir: Path, controls: Sequence[Control]) -> str:
     digest = hashlib.sha256(image_tag.encode())
     for control in controls:
         action = control.action(task_dir)

@@ -79,9 +79,7 @@ class LlmClient:
         limit = output_token_limit(self.settings.model)
         return min(self.settings.max_tokens, limit) if limit else self.settings.max_tokens
 
-    def propose(
-        self, prompt: Prompt, values: Mapping[str, object], schema: type[ProposalT]
-    ) -> LlmOutcome[ProposalT]:
+    def propose(self, prompt: Prompt, values: Mapping[str, object], schema: type[ProposalT]) -> LlmOutcome[ProposalT]:
         """One proposal for one candidate. A per-candidate problem is an outcome, never an exception;
         raises only PromptError (values that do not fit the prompt) and LlmConfigurationError
         (a problem every call would hit, such as a missing key or an unknown model)."""

@@ -91,9 +91,7 @@ class SpendLedger:
         return SpendLedgerFile.model_validate_json(self.path.read_text(encoding="utf-8"))
 
     def _write(self, ledger: SpendLedgerFile) -> None:
-        atomic_write_json(
-            self.path, ledger.model_copy(update={"max_spend_usd": self.max_spend_usd, "jobs": self.jobs})
-        )
+        atomic_write_json(self.path, ledger.model_copy(update={"max_spend_usd": self.max_spend_usd, "jobs": self.jobs}))
 
     def admit(self) -> bool:
         """True when a paid call may start; otherwise counts one ``budget_exhausted`` candidate."""

@@ -59,9 +59,7 @@ class Prompt(BaseModel):
         missing = sorted(expected - values.keys())
         unused = sorted(values.keys() - expected)
         if missing or unused:
-            raise PromptError(
-                f"prompt {self.name!r} v{self.version}: missing values {missing}, unused values {unused}"
-            )
+            raise PromptError(f"prompt {self.name!r} v{self.version}: missing values {missing}, unused values {unused}")
         return Template(self.template).substitute({key: str(value) for key, value in values.items()})
 
 

@@ -77,7 +77,7 @@ def strict_response_format(schema: type[BaseModel]) -> dict[str, Any]:
 def _model_info(model: str) -> dict[str, Any] | None:
     try:
         return dict(litellm.get_model_info(model))
-    except Exception:  # LiteLLM raises assorted errors for a model not in its table
+    except Exception:  # noqa: BLE001 - LiteLLM raises assorted errors for a model not in its table
         return None
 
 
@@ -85,7 +85,7 @@ def supports_reasoning(model: str) -> bool:
     """LiteLLM's per-model capability record; a model it does not know gets no reasoning effort."""
     try:
         return bool(litellm.supports_reasoning(model=model))
-    except Exception:  # unknown model
+    except Exception:  # noqa: BLE001 - LiteLLM raises assorted errors for an unknown model
         return False
 
 
@@ -110,7 +110,7 @@ def _provider_reported_cost(response: ModelResponse) -> float | None:
     # response headers); for a model it cannot price and no reported cost, it raises.
     try:
         return float(litellm.completion_cost(completion_response=response))
-    except Exception:
+    except Exception:  # noqa: BLE001 - as above, for a response it cannot price
         return None
 
 

@@ -40,6 +40,8 @@ class LlmSettings(BaseModel):
         num_retries: int = DEFAULT_NUM_RETRIES,
         api_base: str | None = None,
     ) -> LlmSettings:
+        if options.llm_cache_dir is None:
+            raise ValueError("llm_cache_dir is resolved against the workspace (RunSettings) before LLM settings")
         return cls(
             model=require_model(options.llm),
             max_tokens=options.max_llm_tokens,

@@ -69,7 +69,7 @@ def importing_test_modules(files: Mapping[str, str], test_modules: Iterable[str]
         if not path.endswith(".py"):
             continue
         names, dynamic = _imported_names(path, source)
-        if dynamic or PurePosixPath(path).name == "conftest.py" and names & by_name.keys():
+        if dynamic or (PurePosixPath(path).name == "conftest.py" and names & by_name.keys()):
             return None
         # A test directory is on sys.path too (pytest's rootdir-relative import mode).
         directory = posixpath.dirname(path).replace("/", ".")

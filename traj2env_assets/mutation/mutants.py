@@ -25,13 +25,29 @@ from pydantic import BaseModel, ConfigDict
 Operator = Literal["arithmetic", "comparison", "boolean", "constant", "return_value", "removed_statement"]
 
 _ARITHMETIC: dict[type[ast.operator], type[ast.operator]] = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
-    ast.FloorDiv: ast.Div, ast.Mod: ast.FloorDiv, ast.Pow: ast.Mult,
-    ast.LShift: ast.RShift, ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr, ast.BitOr: ast.BitAnd,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Div,
+    ast.Mod: ast.FloorDiv,
+    ast.Pow: ast.Mult,
+    ast.LShift: ast.RShift,
+    ast.RShift: ast.LShift,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
 }
 _COMPARISON: dict[type[ast.cmpop], type[ast.cmpop]] = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
-    ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
 }
 _BOOLEAN: dict[type[ast.boolop], type[ast.boolop]] = {ast.And: ast.Or, ast.Or: ast.And}
 
@@ -72,7 +88,12 @@ def _not_mutated(tree: ast.Module) -> set[int]:
 
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+        ):
             skip(body[0])
         if isinstance(node, ast.arg):
             skip(node.annotation)
@@ -112,10 +133,20 @@ def _replacements(tree: ast.Module) -> Iterator[tuple[ast.AST, str, Operator, st
                     ops = list(node.ops)
                     ops[index] = _COMPARISON[type(op)]()
                     new_cmp = ast.Compare(left=node.left, ops=ops, comparators=node.comparators)
-                    yield node, f"({ast.unparse(new_cmp)})", "comparison", f"{type(op).__name__} -> {type(ops[index]).__name__}"
+                    yield (
+                        node,
+                        f"({ast.unparse(new_cmp)})",
+                        "comparison",
+                        f"{type(op).__name__} -> {type(ops[index]).__name__}",
+                    )
         elif isinstance(node, ast.BoolOp):
             new_bool = ast.BoolOp(op=_BOOLEAN[type(node.op)](), values=node.values)
-            yield node, f"({ast.unparse(new_bool)})", "boolean", f"{type(node.op).__name__} -> {type(new_bool.op).__name__}"
+            yield (
+                node,
+                f"({ast.unparse(new_bool)})",
+                "boolean",
+                f"{type(node.op).__name__} -> {type(new_bool.op).__name__}",
+            )
         elif isinstance(node, ast.Constant):
             value = _mutated_constant(node.value)
             if value is not None:

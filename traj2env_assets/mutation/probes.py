@@ -58,17 +58,18 @@ def _hunk(original: str, mutant: Mutant) -> dict:
     return {"path": mutant.path, "start": start, "removed": end_old - start, "text": "".join(new[start:end_new])}
 
 
-def _hunks(mutants: Sequence[Mutant], files: Mapping[str, str], tests: Mapping[str, str], targets: Sequence[str]) -> list[dict]:
+def _hunks(
+    mutants: Sequence[Mutant], files: Mapping[str, str], tests: Mapping[str, str], targets: Sequence[str]
+) -> list[dict]:
     """The mutants as the runner applies them, each with the test modules that can reach its
     file (the runner runs only their tests; none listed: every test)."""
     missing = sorted({mutant.path for mutant in mutants} - set(files))
     if missing:
         raise ValueError(f"mutants of files the probe does not write: {missing}")
-    modules = sorted({target.split("::", 1)[0] for target in targets} & set({**files, **tests}))
+    modules = sorted({target.split("::", 1)[0] for target in targets} & (files.keys() | tests.keys()))
     reaching = importing_test_modules({**files, **tests}, modules) if modules else None
     return [
-        {**_hunk(files[mutant.path], mutant), "test_files": (reaching or {}).get(mutant.path, [])}
-        for mutant in mutants
+        {**_hunk(files[mutant.path], mutant), "test_files": (reaching or {}).get(mutant.path, [])} for mutant in mutants
     ]
 
 
@@ -97,10 +98,18 @@ def calibration_probe(
     spent. Read with :func:`parse_calibration`.
     """
     plan = {
-        "mode": "calibrate", "workdir": workdir, "states": {key: dict(value) for key, value in states.items()},
-        "must_pass": must_pass, "must_fail": list(must_fail), "repeat": repeat, "tests": dict(tests),
-        "targets": list(targets), "pytest_args": _pytest_args(workdir, pytest_config), "timeout_s": run_timeout_s,
-        "budget_s": budget_s, "mutants": _hunks(mutants, states[must_pass], tests, targets),
+        "mode": "calibrate",
+        "workdir": workdir,
+        "states": {key: dict(value) for key, value in states.items()},
+        "must_pass": must_pass,
+        "must_fail": list(must_fail),
+        "repeat": repeat,
+        "tests": dict(tests),
+        "targets": list(targets),
+        "pytest_args": _pytest_args(workdir, pytest_config),
+        "timeout_s": run_timeout_s,
+        "budget_s": budget_s,
+        "mutants": _hunks(mutants, states[must_pass], tests, targets),
     }
     runs = repeat + len(must_fail)
     return _probe(name, plan, {}, workdir, runs * run_timeout_s + budget_s + _PROBE_SLACK_S)
@@ -125,9 +134,13 @@ def mutation_probe(
     ``test_ids``) that fail on the files as they are are left out instead of failing the
     baseline; the results name them."""
     plan = {
-        "mode": "mutants", "workdir": workdir, "test_ids": list(test_ids),
-        "pytest_args": _pytest_args(workdir, pytest_config), "timeout_s": baseline_timeout_s,
-        "budget_s": budget_s, "mutants": _hunks(mutants, files, {}, test_ids),
+        "mode": "mutants",
+        "workdir": workdir,
+        "test_ids": list(test_ids),
+        "pytest_args": _pytest_args(workdir, pytest_config),
+        "timeout_s": baseline_timeout_s,
+        "budget_s": budget_s,
+        "mutants": _hunks(mutants, files, {}, test_ids),
     }
     if droppable:  # absent otherwise: the plan, and so its cache key, stays as it was
         plan["droppable"] = list(droppable)
@@ -138,7 +151,7 @@ def _report(result: ProbeResult) -> dict | None:
     for line in reversed(result.output_tail.splitlines()):
         if line.startswith(MARKER):
             try:
-                report = json.loads(zlib.decompress(base64.b64decode(line[len(MARKER):], validate=True)))
+                report = json.loads(zlib.decompress(base64.b64decode(line[len(MARKER) :], validate=True)))
             except (binascii.Error, zlib.error, ValueError):
                 return None
             return report if isinstance(report, dict) else None
@@ -203,9 +216,7 @@ class Calibration(BaseModel):
     seconds: float
 
 
-def parse_calibration(
-    result: ProbeResult, must_pass: str, mutants: Sequence[Mutant]
-) -> Calibration | None:
+def parse_calibration(result: ProbeResult, must_pass: str, mutants: Sequence[Mutant]) -> Calibration | None:
     """What a :func:`calibration_probe` printed, or None when it printed nothing usable.
     ``mutation`` is None when no test was kept (no mutant ran against anything)."""
     report = _report(result)
@@ -216,7 +227,8 @@ def parse_calibration(
         seconds_by_state = report.get("seconds", {})
         runs = [
             StateRun(
-                state=name, passed=[test_id for test_id, letter in zip(ids, letters, strict=True) if letter == "p"],
+                state=name,
+                passed=[test_id for test_id, letter in zip(ids, letters, strict=True) if letter == "p"],
                 seconds=float(seconds_by_state.get(name, 0.0)),
             )
             for name, letters in report["runs"]
@@ -227,8 +239,12 @@ def parse_calibration(
     others = [set(run.passed) for run in runs if run.state != must_pass]
     if not base:
         return None
-    kept = [test_id for test_id in ids if all(test_id in run for run in base) and not any(test_id in run for run in others)]
-    flaky = [test_id for test_id in ids if any(test_id in run for run in base) and not all(test_id in run for run in base)]
+    kept = [
+        test_id for test_id in ids if all(test_id in run for run in base) and not any(test_id in run for run in others)
+    ]
+    flaky = [
+        test_id for test_id in ids if any(test_id in run for run in base) and not all(test_id in run for run in base)
+    ]
     mutation = None
     if kept and mutants:
         statuses = _statuses(report.get("statuses"), mutants)

@@ -114,7 +114,7 @@ def _reset(workdir):
 def _apply(original, hunk):
     lines = original.splitlines(keepends=True)
     start = hunk["start"]
-    return "".join([*lines[:start], hunk["text"], *lines[start + hunk["removed"]:]])
+    return "".join([*lines[:start], hunk["text"], *lines[start + hunk["removed"] :]])
 
 
 def _mutant_statuses(workdir, args, test_ids, mutants, per_mutant_s, deadline):
@@ -161,11 +161,14 @@ def _calibrate(plan, started):
         seconds[name] = round(time.monotonic() - began, 3)
         outcomes.append((name, result or {"passed": [], "failed": []}))
     ids = sorted({test_id for _, result in outcomes for test_id in [*result["passed"], *result["failed"]]})
-    runs = [[name, "".join("p" if test_id in result["passed"] else "f" for test_id in ids)] for name, result in outcomes]
+    runs = [
+        [name, "".join("p" if test_id in result["passed"] else "f" for test_id in ids)] for name, result in outcomes
+    ]
     base_runs = [letters for name, letters in runs if name == plan["must_pass"]]
     other_runs = [letters for name, letters in runs if name != plan["must_pass"]]
     kept = [
-        test_id for index, test_id in enumerate(ids)
+        test_id
+        for index, test_id in enumerate(ids)
         if all(letters[index] == "p" for letters in base_runs) and all(letters[index] == "f" for letters in other_runs)
     ]
     report = {"ids": ids, "runs": runs, "seconds": seconds, "statuses": ""}

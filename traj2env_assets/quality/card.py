@@ -112,7 +112,7 @@ def _matrix(status: CandidateStatus) -> list[str]:
 def _repository(repository: RepositoryMetadata | None) -> list[str]:
     if repository is None:
         return []
-    return [f"- repository: `{repository.path}` at `{(repository.commit or "")[:12]}`"]
+    return [f"- repository: `{repository.path}` at `{(repository.commit or '')[:12]}`"]
 
 
 def _short(value: object) -> str:
@@ -127,7 +127,7 @@ def with_rollouts(card: str, rollouts: TaskRollouts) -> str:
     if ROLLOUTS_HEADING in lines:
         start = lines.index(ROLLOUTS_HEADING)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        kept = lines[:start] + section + ([""] + lines[end:] if end < len(lines) else [])
+        kept = lines[:start] + section + (["", *lines[end:]] if end < len(lines) else [])
     else:
         kept = [*lines, "", *section]
     return "\n".join(kept) + "\n"

@@ -86,7 +86,8 @@ def measure_effort(
     ``before``/``after``: the changed files' content at the start and in the reference
     (None: absent)."""
     events = [
-        event for event in timeline
+        event
+        for event in timeline
         if getattr(event, "subagent", None) is None and first_step <= event.step_id <= last_step
     ]
     commands = [event for event in events if isinstance(event, ShellCommand)]
@@ -110,7 +111,8 @@ def window_steps(timeline: Sequence[TimelineEvent], window: EffortWindow) -> tup
     main = [event for event in timeline if getattr(event, "subagent", None) is None]
     if window.window == "fail_to_pass":
         steps = {
-            event.command_index: event.step_id for event in main
+            event.command_index: event.step_id
+            for event in main
             if isinstance(event, ShellCommand) and event.command_index in (window.first_command, window.last_command)
         }
         if window.first_command not in steps or window.last_command not in steps:
@@ -119,7 +121,7 @@ def window_steps(timeline: Sequence[TimelineEvent], window: EffortWindow) -> tup
     requests = sorted(event.step_id for event in main if isinstance(event, UserRequest))
     if window.request_index is None or window.request_index >= len(requests):
         return None
-    later = requests[window.request_index + 1:]
+    later = requests[window.request_index + 1 :]
     last = later[0] - 1 if later else max(event.step_id for event in main)
     return requests[window.request_index], last
 
@@ -127,13 +129,17 @@ def window_steps(timeline: Sequence[TimelineEvent], window: EffortWindow) -> tup
 def difficulty(effort: SessionEffort) -> Difficulty:
     seconds = effort.wall_seconds
     if (
-        effort.files_changed >= HARD_FILES or effort.lines_changed >= HARD_LINES
-        or effort.failed_commands >= HARD_FAILED_COMMANDS or (seconds is not None and seconds >= HARD_SECONDS)
+        effort.files_changed >= HARD_FILES
+        or effort.lines_changed >= HARD_LINES
+        or effort.failed_commands >= HARD_FAILED_COMMANDS
+        or (seconds is not None and seconds >= HARD_SECONDS)
     ):
         return "hard"
     if (
-        effort.files_changed <= EASY_FILES and effort.lines_changed <= EASY_LINES
-        and effort.failed_commands <= EASY_FAILED_COMMANDS and (seconds is None or seconds < EASY_SECONDS)
+        effort.files_changed <= EASY_FILES
+        and effort.lines_changed <= EASY_LINES
+        and effort.failed_commands <= EASY_FAILED_COMMANDS
+        and (seconds is None or seconds < EASY_SECONDS)
     ):
         return "easy"
     return "medium"
@@ -159,6 +165,7 @@ def _lines_changed(old: bytes | None, new: bytes | None) -> int:
     old_lines = (old or b"").decode("utf-8", "replace").splitlines()
     new_lines = (new or b"").decode("utf-8", "replace").splitlines()
     return sum(
-        1 for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
+        1
+        for line in difflib.unified_diff(old_lines, new_lines, lineterm="", n=0)
         if line[:1] in "+-" and not line.startswith(("+++", "---"))
     )

@@ -57,7 +57,7 @@ def _changed_lines(task_dir: Path) -> set[str]:
 
 def task_features(task_dir: Path) -> set[str]:
     words = _WORD.findall(_read(task_dir / "instruction.md").lower())
-    features = {f"text:{' '.join(words[i:i + 3])}" for i in range(max(len(words) - 2, 0))}
+    features = {f"text:{' '.join(words[i : i + 3])}" for i in range(max(len(words) - 2, 0))}
     features |= {f"test:{line.strip()}" for line in _read(task_dir / TRACKED_IDS).splitlines() if line.strip()}
     restored = task_dir / RESTORE_DIR
     if restored.is_dir():

@@ -62,8 +62,14 @@ class PublishedSignatures:
         if cached is not None and cached.fingerprint == fingerprint:
             return cached.project, cached.signature()
         project, signature = read_task_toml(task_dir).metadata.project, task_signature(task_dir)
-        atomic_write_json(path, PublishedSignature(
-            fingerprint=fingerprint, project=project, seed=signature.seed, scheme=signature.scheme,
-            hashvalues=[int(value) for value in signature.hashvalues],
-        ))
+        atomic_write_json(
+            path,
+            PublishedSignature(
+                fingerprint=fingerprint,
+                project=project,
+                seed=signature.seed,
+                scheme=signature.scheme,
+                hashvalues=[int(value) for value in signature.hashvalues],
+            ),
+        )
         return project, signature

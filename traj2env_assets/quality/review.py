@@ -50,11 +50,16 @@ def review_rows(dataset: Path) -> list[ReviewRow]:
     for task in manifest.tasks:
         toml = read_task_toml(dataset / task.task_id)
         card = dataset / task.task_id / CARD_FILE
-        rows.append(ReviewRow(
-            task_id=task.task_id, family=task.family, difficulty=toml.metadata.difficulty,
-            label=toml.metadata.repo2env.evaluation.label, decision=latest.get(task.task_id),
-            card=card if card.is_file() else None,
-        ))
+        rows.append(
+            ReviewRow(
+                task_id=task.task_id,
+                family=task.family,
+                difficulty=toml.metadata.difficulty,
+                label=toml.metadata.repo2env.evaluation.label,
+                decision=latest.get(task.task_id),
+                card=card if card.is_file() else None,
+            )
+        )
     return rows
 
 
@@ -67,11 +72,16 @@ def record_review(dataset: Path, task_id: str, decision: Decision, note: str = "
     toml.metadata.repo2env.evaluation.label = LABELS[decision]
     atomic_write_text(dataset / task_id / "task.toml", toml.to_toml())
     review = TaskReview(
-        task_id=task_id, decision=decision, note=note, reviewer=reviewer,
+        task_id=task_id,
+        decision=decision,
+        note=note,
+        reviewer=reviewer,
         at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
     # The task's content hash changed with its label: rebuild the manifest, then add the review.
-    rebuilt = write_dataset(dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction)
+    rebuilt = write_dataset(
+        dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction
+    )
     atomic_write_json(dataset / MANIFEST_FILE, rebuilt.model_copy(update={"reviews": [*rebuilt.reviews, review]}))
     refresh_dataset_quality(dataset)
     return review

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from traj2env_assets.harbor.dataset import MANIFEST_FILE
-from traj2env_assets.quality.review import UnknownTaskError, record_review, review_rows
+from traj2env_assets.quality.review import Decision, UnknownTaskError, record_review, review_rows
 
 
 def add_review_command(subparsers: argparse._SubParsersAction) -> None:
@@ -38,7 +38,8 @@ def _review(args: argparse.Namespace) -> int:
     dataset: Path = args.dataset
     if not has_manifest(dataset, errors):
         return 2
-    task_id, decision = (args.accept, "accept") if args.accept else (args.reject, "reject")
+    decision: Decision = "accept" if args.accept else "reject"
+    task_id = args.accept if args.accept else args.reject
     if task_id:
         try:
             review = record_review(dataset, task_id, decision, note=args.note, reviewer=args.reviewer)

@@ -108,8 +108,12 @@ def _with_run(models: list[ModelRollouts], count: TrialCount, at: str) -> list[M
     runs = [*(earlier.runs if earlier else []), run]
     attempts, solved = sum(r.attempts for r in runs), sum(r.solved for r in runs)
     merged = ModelRollouts(
-        agent=count.agent, model=count.model, attempts=attempts, solved=solved,
-        solve_rate=solved / attempts if attempts else None, runs=runs,
+        agent=count.agent,
+        model=count.model,
+        attempts=attempts,
+        solved=solved,
+        solve_rate=solved / attempts if attempts else None,
+        runs=runs,
     )
     return [merged if m is earlier else m for m in models] if earlier else [*models, merged]
 
@@ -128,8 +132,15 @@ def merge_rollouts(earlier: list[TaskRollouts], counts: list[TrialCount], at: st
 
 
 def run_rollouts(
-    dataset: Path, agent: str, models: list[str], attempts: int, jobs_dir: Path, *,
-    concurrent: int = 2, harbor_options: list[str] | None = None, timeout_s: float = JOB_TIMEOUT_S,
+    dataset: Path,
+    agent: str,
+    models: list[str],
+    attempts: int,
+    jobs_dir: Path,
+    *,
+    concurrent: int = 2,
+    harbor_options: list[str] | None = None,
+    timeout_s: float = JOB_TIMEOUT_S,
 ) -> list[TrialCount]:
     """The agent's ``harbor run`` job: every model, ``attempts`` trials of every task; its
     folder is ``jobs_dir/AGENT``. Raises HarborJobFailed when the job itself fails (not a trial)."""
@@ -137,7 +148,11 @@ def run_rollouts(
     options = [*(arg for model in models for arg in ("-m", model)), "-k", str(attempts)]
     defaults = [arg for kwarg in AGENT_DEFAULTS.get(agent, []) for arg in ("--ak", kwarg)]
     process = start_harbor_job(
-        dataset, agent, jobs_dir, concurrent=concurrent, job_name=agent,
+        dataset,
+        agent,
+        jobs_dir,
+        concurrent=concurrent,
+        job_name=agent,
         options=[*options, *defaults, *(harbor_options or [])],
     )
     try:

@@ -21,20 +21,22 @@ def add_rollout_command(subparsers: argparse._SubParsersAction) -> None:
         "rollout", help="run Harbor agents on a dataset's tasks and record each model's solve rate (optional)"
     )
     rollout.add_argument("dataset", type=Path, help="the published tasks (the config's destination)")
-    rollout.add_argument(
-        "--agent", action="append", required=True, help="a Harbor agent, e.g. terminus-2 (repeatable)"
-    )
+    rollout.add_argument("--agent", action="append", required=True, help="a Harbor agent, e.g. terminus-2 (repeatable)")
     rollout.add_argument(
         "--model", action="append", required=True, help="a LiteLLM model name, e.g. openai/gpt-5 (repeatable)"
     )
     rollout.add_argument("-k", "--attempts", type=int, default=1, help="trials per task, agent and model")
     rollout.add_argument(
-        "--base-url", default=None,
+        "--base-url",
+        default=None,
         help="the model server's base URL (an OpenAI-compatible server: its /v1); the key comes from "
         "the provider's usual variable, e.g. OPENAI_API_KEY",
     )
     rollout.add_argument(
-        "--agent-kwarg", action="append", default=[], metavar="KEY=VALUE",
+        "--agent-kwarg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="an agent option passed to harbor run (--ak), e.g. max_turns=30",
     )
     rollout.add_argument("-n", "--concurrent", type=int, default=2, help="trials at once")
@@ -66,7 +68,13 @@ def rollouts_table(rollouts: list[TaskRollouts], counts: list[TrialCount]) -> Ta
             rate = f"{model.solve_rate:.2f}" if model.solve_rate is not None else "-"
             flag = {"never_solved": "[red]never_solved[/red]", "always_solved": "[yellow]always_solved[/yellow]"}
             table.add_row(
-                task.task_id, model.agent, model.model, this_run, str(model.attempts), str(model.solved), rate,
+                task.task_id,
+                model.agent,
+                model.model,
+                this_run,
+                str(model.attempts),
+                str(model.solved),
+                rate,
                 flag.get(task.flag or "", "-"),
             )
     return table
@@ -87,7 +95,12 @@ def _rollout(args: argparse.Namespace) -> int:
     for agent in args.agent:
         try:
             ran = run_rollouts(
-                dataset, agent, args.model, args.attempts, jobs_dir, concurrent=args.concurrent,
+                dataset,
+                agent,
+                args.model,
+                args.attempts,
+                jobs_dir,
+                concurrent=args.concurrent,
                 harbor_options=_harbor_options(args),
             )
         except HarborJobFailed as exc:
@@ -100,7 +113,9 @@ def _rollout(args: argparse.Namespace) -> int:
         counts += ran
     console.print(rollouts_table(rollouts, counts))
     failed = sum(count.errors for count in counts)
-    console.print(f"{len(counts)} task and model pairs ran; recorded in {dataset / MANIFEST_FILE}; Harbor's jobs: {jobs_dir}")
+    console.print(
+        f"{len(counts)} task and model pairs ran; recorded in {dataset / MANIFEST_FILE}; Harbor's jobs: {jobs_dir}"
+    )
     if failed:
         # The attempts are recorded; the failed trials are not attempts (their number is kept per run).
         errors.print(f"[red]error:[/red] {failed} trials failed and were not counted (see the table and {jobs_dir})")

@@ -484,7 +484,9 @@ class _Replayer:
         fidelity.stored_bytes = self.state.store.stored_bytes
         record.fidelity = fidelity
         state = self.state
-        check = SeedCheck(state.seeded_count, state.reads_agreeing, state.reads_differing) if state.seeded_count else None
+        check = (
+            SeedCheck(state.seeded_count, state.reads_agreeing, state.reads_differing) if state.seeded_count else None
+        )
         return ReplayResult(
             record=record, manifests=self.manifests, store=state.store, spill=self.spill, seed_check=check
         )

@@ -10,9 +10,9 @@ import fnmatch
 import posixpath
 
 from traj2env_assets.replay.apply_patch import AddFile, DeleteFile, PatchError, UpdateFile, apply_update, parse_patch
-from traj2env_assets.replay.read_pieces import redaction_marker
 from traj2env_assets.replay.content_store import Unchanged
 from traj2env_assets.replay.models import FileAction
+from traj2env_assets.replay.read_pieces import redaction_marker
 from traj2env_assets.replay.shell_effects import (
     FileOp,
     LoseAll,
@@ -91,6 +91,7 @@ def _dir_ref(state: ReplayState, ref: PathRef) -> str | None:
 
 
 def apply_file_op(state: ReplayState, c: CallContext, op: FileOp) -> None:
+    path: str | None  # None: a reference outside the project
     if isinstance(op, WriteFrom):
         _write_from(state, c, op)
     elif isinstance(op, LosePath) and op.pattern:
@@ -183,6 +184,7 @@ def _matching(state: ReplayState, target: PathRef, recursive: bool) -> list[str]
 
 
 def _remove(state: ReplayState, c: CallContext, op: RemovePath) -> None:
+    path: str | None  # None: a reference outside the project
     if op.pattern:
         for path in _matching(state, op.target, op.recursive):
             state.delete(c, path)
@@ -213,9 +215,11 @@ def _move(state: ReplayState, c: CallContext, op: MovePath) -> None:
     if op.destination.raw.endswith("/") or state.vfs.is_dir(destination):
         destination = posixpath.join(destination, posixpath.basename(source))
     action: FileAction = "copy" if op.keep_source else "move"
-    moves = [(source, destination)] if state.vfs.exists(source) else [
-        (inside, destination + inside[len(source) :]) for inside in state.vfs.paths_under(source)
-    ]
+    moves = (
+        [(source, destination)]
+        if state.vfs.exists(source)
+        else [(inside, destination + inside[len(source) :]) for inside in state.vfs.paths_under(source)]
+    )
     if not moves:
         state.lose(c, destination, "shell_copy_unknown_source")
         return
@@ -227,4 +231,3 @@ def _move(state: ReplayState, c: CallContext, op: MovePath) -> None:
             state.set(c, new, text, action)
         if not op.keep_source:
             state.delete(c, old, "move")
-

@@ -493,7 +493,7 @@ class _CommandReader:
             return
         if _git_leaves_work_tree(sub, rest_text):
             return
-        if sub in ("checkout", "restore") and "--" in rest_text or sub == "restore":
+        if (sub in ("checkout", "restore") and "--" in rest_text) or sub == "restore":
             if "--" in rest_text:
                 paths = rest[rest_text.index("--") + 1 :]
             else:
@@ -610,7 +610,7 @@ def shell_read(command: str, output: str) -> tuple[str, ReadChunk] | None:
     return None
 
 
-def _sed_window(argv: list[str]) -> tuple[int, int | None] | None:
+def _sed_window(argv: list[str]) -> tuple[int, int] | None:
     """``sed -n 'A,Bp'`` (or ``'Ap'``): the first and last line it prints."""
     if len(argv) != 3 or argv[:2] != ["sed", "-n"] or not (match := _SED_RANGE.fullmatch(argv[2])):
         return None

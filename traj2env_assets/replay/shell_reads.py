@@ -36,9 +36,7 @@ from traj2env_assets.replay.shell_syntax import SimpleCommand, parse_shell
 
 _SED_RANGE = re.compile(r"(\d+)(?:,(\d+))?p")
 _LS_TOTAL = re.compile(rb"total \d+\n")
-_LS_ENTRY = re.compile(
-    rb"([-dlbcps])[rwxsStT-]{9}[@+.]? +\d+ +\S+ +\S+ +(\d+) +\S+ +\d+ +[\d:]+ +([^\n]+)\n"
-)
+_LS_ENTRY = re.compile(rb"([-dlbcps])[rwxsStT-]{9}[@+.]? +\d+ +\S+ +\S+ +(\d+) +\S+ +\d+ +[\d:]+ +([^\n]+)\n")
 _DECODER = json.JSONDecoder()
 
 
@@ -181,9 +179,7 @@ def _json_end(output: bytes, start: int, end: int) -> int | None:
     return boundary
 
 
-def split_chain(
-    command: str, output: str, known: Callable[[str], str | None]
-) -> list[tuple[str, ReadChunk]] | None:
+def split_chain(command: str, output: str, known: Callable[[str], str | None]) -> list[tuple[str, ReadChunk]] | None:
     """The pieces of unknown files a chained read printed, when every boundary is
     proven; None otherwise. ``known(path)`` is the content replay knows for a path as
     written in the command."""

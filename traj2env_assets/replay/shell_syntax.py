@@ -173,7 +173,12 @@ class _Reader:
             if text.startswith(op, pos):
                 fd = None
                 # Only ASCII digits name a descriptor ("²".isdigit() is true too).
-                if self.word is not None and self.word.text.isascii() and self.word.text.isdigit() and not self.word.quoted:
+                if (
+                    self.word is not None
+                    and self.word.text.isascii()
+                    and self.word.text.isdigit()
+                    and not self.word.quoted
+                ):
                     fd = int(self.word.text)
                     self.word = None
                 self._end_word()

@@ -120,7 +120,9 @@ def repository_for(
     return None if coverage is None else resolve_commit(coverage, session_start(start))
 
 
-def _replay_on_repository(source: Path, staging: Path, record: RepositoryRecord) -> tuple[ReplayResult, RepositoryRecord]:
+def _replay_on_repository(
+    source: Path, staging: Path, record: RepositoryRecord
+) -> tuple[ReplayResult, RepositoryRecord]:
     """Replay on the commit's files; when the log does not confirm them, again without."""
     record, files = load_files(record)
     if not files:
@@ -190,7 +192,11 @@ def replay_partition(
     cached = _read_cached(target, input_hash, code_version)
     if cached is not None:
         return ReplayStageResult(
-            partition_key=partition_key, path=target, outcome=cached, cached=True, fidelity=read_fidelity(target),
+            partition_key=partition_key,
+            path=target,
+            outcome=cached,
+            cached=True,
+            fidelity=read_fidelity(target),
             repository=read_repository(target),
         )
 
@@ -211,14 +217,14 @@ def replay_partition(
                 outcome.reason = "invalid_trajectory"
                 outcome.detail = str(error)[:2000]
                 _empty(staging)
-            except Exception as error:  # one trajectory must not fail a batch run
+            except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch run
                 outcome.reason = "replay_error"
                 outcome.detail = f"{type(error).__name__}: {error}"[:2000]
                 _empty(staging)
             else:
                 try:
                     write_record(result, staging)
-                except Exception as error:  # one trajectory must not fail a batch run
+                except Exception as error:  # noqa: BLE001 - one trajectory must not fail a batch run
                     outcome.reason = "replay_error"
                     outcome.detail = f"{type(error).__name__}: {error}"[:2000]
                     _empty(staging)
@@ -229,6 +235,10 @@ def replay_partition(
                         atomic_write_json(staging / REPOSITORY_FILE, repository)
         atomic_write_json(staging / OUTCOME_FILE, outcome)
     return ReplayStageResult(
-        partition_key=partition_key, path=target, outcome=outcome, cached=False, fidelity=fidelity,
+        partition_key=partition_key,
+        path=target,
+        outcome=outcome,
+        cached=False,
+        fidelity=fidelity,
         repository=repository if outcome.status == "replayed" else None,
     )

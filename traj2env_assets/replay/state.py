@@ -128,9 +128,7 @@ class ReplayState:
             )
         )
 
-    def set(
-        self, c: CallContext, path: str, text: str, action: FileAction, unchanged: Unchanged | None = None
-    ) -> None:
+    def set(self, c: CallContext, path: str, text: str, action: FileAction, unchanged: Unchanged | None = None) -> None:
         """``unchanged``: how much of the file's current text the change kept, when known."""
         self.vfs.set_content(path, text, action, c.step.step_id, unchanged)
         if action not in ("read", "pre_image"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -73,7 +74,7 @@ def apply_against_original(content: str, edits: list[Replacement]) -> Edited:
             raise EditError("old_text_ambiguous")
         spans.append((first, first + len(edit.old), edit.new))
     spans.sort()
-    for (_, end, _), (start, _, _) in zip(spans, spans[1:], strict=False):
+    for (_, end, _), (start, _, _) in itertools.pairwise(spans):
         if start < end:
             raise EditError("old_text_ambiguous")
     out: list[str] = []

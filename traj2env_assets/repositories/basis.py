@@ -93,7 +93,10 @@ def resolve_commit(coverage: Coverage, start: datetime | None) -> RepositoryReco
     (cheap: what the replay's cache key needs), or a refusal."""
     branch = current_branch(coverage.top)
     record = RepositoryRecord(
-        status="refused", path=str(coverage.top), subdirectory=coverage.subdirectory, branch=branch,
+        status="refused",
+        path=str(coverage.top),
+        subdirectory=coverage.subdirectory,
+        branch=branch,
         session_start=start.isoformat() if start else None,
     )
 
@@ -130,11 +133,18 @@ def load_files(record: RepositoryRecord) -> tuple[RepositoryRecord, dict[str, st
     try:
         tracked = tracked_files(Path(record.path), record.tree)
     except GitError as error:
-        return record.model_copy(update={"status": "refused", "reason": "repository_unreadable", "detail": str(error)}), {}
+        return record.model_copy(
+            update={"status": "refused", "reason": "repository_unreadable", "detail": str(error)}
+        ), {}
     if tracked.too_large:
         detail = f"{record.commit} exceeds the size limits"
         return record.model_copy(
-            update={"status": "refused", "reason": "repository_too_large", "detail": detail, "files_skipped": tracked.skipped}
+            update={
+                "status": "refused",
+                "reason": "repository_too_large",
+                "detail": detail,
+                "files_skipped": tracked.skipped,
+            }
         ), {}
     return record.model_copy(update={"files_skipped": tracked.skipped}), tracked.files
 
@@ -146,11 +156,12 @@ def judge_agreement(record: RepositoryRecord, agreeing: int, differing: int, see
             update={"files_from_repository": seeded, "reads_agreeing": agreeing, "files_differing": differing}
         )
     if differing > 0:
-        reason, detail = "repository_disagrees", f"none of the {differing} file(s) the log read in full match {record.commit}"
+        reason, detail = (
+            "repository_disagrees",
+            f"none of the {differing} file(s) the log read in full match {record.commit}",
+        )
     else:
         reason, detail = "repository_unconfirmed", "the log reads no committed file in full to confirm the commit with"
     return record.model_copy(
         update={"status": "refused", "reason": reason, "detail": detail, "files_differing": differing}
     )
-
-

@@ -33,7 +33,8 @@ def context_size(context: Path) -> ContextSize:
     ignore_file = context / DOCKERIGNORE
     ignored = (
         GitIgnoreSpec.from_lines(ignore_file.read_text(encoding="utf-8").splitlines())
-        if ignore_file.is_file() else None
+        if ignore_file.is_file()
+        else None
     )
     files = total = 0
     for directory, dirs, names in os.walk(context):

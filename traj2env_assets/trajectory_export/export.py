@@ -21,7 +21,15 @@ import docker
 from pydantic import BaseModel
 
 from traj2env_assets.families.registry import family_named
-from traj2env_assets.harbor.dataset import MANIFEST_FILE, DatasetManifest, read_manifest, read_task_toml, write_dataset
+from traj2env_assets.harbor.dataset import (
+    MANIFEST_FILE,
+    DatasetManifest,
+    Split,
+    read_manifest,
+    read_task_toml,
+    write_dataset,
+)
+from traj2env_assets.quality.card import CARD_FILE
 from traj2env_assets.trajectory_export.context import context_size
 from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
 from traj2env_assets.trajectory_export.layout import (
@@ -36,7 +44,6 @@ from traj2env_assets.trajectory_export.layout import (
     UPLOAD_SCRIPT,
     WHEELHOUSE_DIR,
 )
-from traj2env_assets.quality.card import CARD_FILE
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
 from traj2env_assets.trajectory_export.wheelhouse import copy_wheelhouse, download_wheelhouse
 from traj2env_assets.workspace import atomic_directory, atomic_write_text
@@ -104,7 +111,7 @@ def export_spec(
     )
 
 
-def _harness_task(dataset: Path, task_id: str, split: str) -> HarnessTask:
+def _harness_task(dataset: Path, task_id: str, split: Split) -> HarnessTask:
     task_dir = dataset / task_id
     toml = read_task_toml(task_dir)
     low, high = REWARD_BOUNDS[family_named(toml.metadata.family).reward_kind]

@@ -151,8 +151,12 @@ def task_image(client: docker.DockerClient, task: HarnessTask, task_dir: Path, i
     tag = f"traj2env-harness/{task.task_id.lower()}:{digest.hexdigest()[:16]}"
     if not client.images.list(name=tag):
         client.images.build(
-            path=str(environment), tag=tag, rm=True, forcerm=True,
-            labels=project_labels("task-image"), timeout=int(task.build_timeout_sec),
+            path=str(environment),
+            tag=tag,
+            rm=True,
+            forcerm=True,
+            labels=project_labels("task-image"),
+            timeout=int(task.build_timeout_sec),
         )
     return tag
 
@@ -249,9 +253,9 @@ def upload_artifact(client: Client, tid: str, name: str, data: bytes) -> str:
     return client.trajectories.artifacts.complete_upload(tid, upload.artifact_id).artifact_id
 
 
-def attempt(client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: dict[str, bytes]) -> tuple[
-    Ending, float | None, HarnessTask | None
-]:
+def attempt(
+    client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: dict[str, bytes]
+) -> tuple[Ending, float | None, HarnessTask | None]:
     """The agent and verifier phases; returns the ending and the grade (None: no valid grade)."""
     index = TaskIndex.model_validate_json((HERE / TASK_INDEX_FILE).read_text(encoding="utf-8"))
     task = index.tasks[task_id]
@@ -271,9 +275,12 @@ def attempt(client: Client, tid: str, task_id: str, tasks_dir: Path, evidence: d
         box.kill()
         with copy_out(box, task.submission_path) as raw:
             submission = sanitized(raw)
-    with submission, sandbox(
-        engine, image, role="verifier", limits=limits, labels=labels, work_s=settings.verifier_timeout_s
-    ) as verifier_box:
+    with (
+        submission,
+        sandbox(
+            engine, image, role="verifier", limits=limits, labels=labels, work_s=settings.verifier_timeout_s
+        ) as verifier_box,
+    ):
         graded: VerifierRun = run_verifier(
             verifier_box, task_dir / "tests", task.submission_path, submission, timeout_s=settings.verifier_timeout_s
         )
@@ -346,8 +353,13 @@ def main(argv: list[str] | None = None) -> int:
         tid,
         event_id=f"evidence-{uuid.uuid4().hex[:12]}",
         name="evidence",
-        payload={"task": args.task, "ending": ending, "graded": reward is not None,
-                 "artifacts": artifacts, "missing_artifacts": missing},
+        payload={
+            "task": args.task,
+            "ending": ending,
+            "graded": reward is not None,
+            "artifacts": artifacts,
+            "missing_artifacts": missing,
+        },
     )
     if reward is not None and task is not None:
         try:

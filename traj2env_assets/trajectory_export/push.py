@@ -48,8 +48,12 @@ def task_spec(task: HarnessTask) -> TaskSpec:
             network_mode="no-network",
         ),
         tags=[task.family],
-        spec={"family": task.family, "source_trace": task.source_trace,
-              "reward_min": task.reward_min, "reward_max": task.reward_max},
+        spec={
+            "family": task.family,
+            "source_trace": task.source_trace,
+            "reward_min": task.reward_min,
+            "reward_max": task.reward_max,
+        },
     )
 
 

@@ -45,9 +45,20 @@ def download_wheelhouse(target: Path) -> Path:
     platforms = [f"{tag}_{machine}" for tag in ("manylinux_2_28", "manylinux_2_17", "manylinux2014", "linux")]
     requirements = pinned_requirements()
     argv = [
-        *_pip(), "download", "--quiet", "--dest", str(target), "--only-binary=:all:",
-        "--python-version", IMAGE_PYTHON, "--implementation", "cp", "--abi", f"cp{IMAGE_PYTHON.replace('.', '')}",
-        *(arg for tag in platforms for arg in ("--platform", tag)), *requirements,
+        *_pip(),
+        "download",
+        "--quiet",
+        "--dest",
+        str(target),
+        "--only-binary=:all:",
+        "--python-version",
+        IMAGE_PYTHON,
+        "--implementation",
+        "cp",
+        "--abi",
+        f"cp{IMAGE_PYTHON.replace('.', '')}",
+        *(arg for tag in platforms for arg in ("--platform", tag)),
+        *requirements,
     ]
     completed = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
     if completed.returncode != 0:

@@ -91,7 +91,8 @@ class DiagnosticReport(BaseModel):
     @property
     def passed(self) -> bool:
         return (
-            self.status == "completed" and self.failure is None
+            self.status == "completed"
+            and self.failure is None
             and all(task.status == "completed" and task.failure is None for task in self.tasks)
         )
 
@@ -122,8 +123,10 @@ def run_upload(client: Client, spec_dir: Path, settings: UploadSettings, out: Te
     root = spec_dir / BENCHMARK_DIR
     benchmark = build_benchmark(spec_dir, settings.name, settings.visibility)
     size = check_context(root)
-    say(f"spec {benchmark.name!r} ({benchmark.visibility}): {len(benchmark.tasks)} tasks, "
-        f"build context {size.files} files, {size.bytes:,} bytes")
+    say(
+        f"spec {benchmark.name!r} ({benchmark.visibility}): {len(benchmark.tasks)} tasks, "
+        f"build context {size.files} files, {size.bytes:,} bytes"
+    )
     operation_file = spec_dir / OPERATION_FILE
     fingerprint = _fingerprint(benchmark, root)
     saved = _saved_operation(operation_file, fingerprint, settings, say)
@@ -151,13 +154,23 @@ def run_upload(client: Client, spec_dir: Path, settings: UploadSettings, out: Te
                 say("task diagnostic failed: fix the reported problem before pushing")
                 return outcome.model_copy(update={"status": "task_diagnostic_failed"})
         operation = start_push(
-            client, benchmark, agent_name=settings.agent_name, root=root, build_images=settings.build_images,
+            client,
+            benchmark,
+            agent_name=settings.agent_name,
+            root=root,
+            build_images=settings.build_images,
             progress=lambda _: None,
         )
-        atomic_write_text(operation_file, SavedOperation(
-            operation_id=operation.id, benchmark_name=benchmark.name, agent_name=settings.agent_name,
-            spec_fingerprint=fingerprint,
-        ).model_dump_json(indent=2) + "\n")
+        atomic_write_text(
+            operation_file,
+            SavedOperation(
+                operation_id=operation.id,
+                benchmark_name=benchmark.name,
+                agent_name=settings.agent_name,
+                spec_fingerprint=fingerprint,
+            ).model_dump_json(indent=2)
+            + "\n",
+        )
         say(f"push operation {operation.id} (saved in {operation_file})")
     outcome.operation_id = operation.id
     try:
@@ -173,8 +186,10 @@ def run_upload(client: Client, spec_dir: Path, settings: UploadSettings, out: Te
         operation_file.unlink(missing_ok=True)
         return outcome.model_copy(update={"status": "push_failed"})
     except TimeoutError:
-        say(f"push operation {operation.id} still running after {settings.push_timeout_s:g}s; "
-            "run upload.py again to reconnect to it")
+        say(
+            f"push operation {operation.id} still running after {settings.push_timeout_s:g}s; "
+            "run upload.py again to reconnect to it"
+        )
         return outcome.model_copy(update={"status": "push_pending"})
     outcome.bench_id = result.status.bench_id
     say(f"uploaded: bench_id {outcome.bench_id}, {result.status.registered_tasks} tasks registered")
@@ -200,7 +215,9 @@ def _saved_operation(
         return None
     saved = SavedOperation.model_validate_json(path.read_text(encoding="utf-8"))
     if (saved.spec_fingerprint, saved.benchmark_name, saved.agent_name) != (
-        fingerprint, settings.name, settings.agent_name
+        fingerprint,
+        settings.name,
+        settings.agent_name,
     ):
         say(f"{path} is for another spec, name or agent: pushing anew")
         return None
@@ -234,9 +251,13 @@ def _await_diagnostic(
         failure=result.failure,
         # termination_reason and reward are in the note's output, not yet in SDK 0.9.31's model.
         tasks=[
-            TaskOutcome(task_id=task.task_id, status=task.status, failure=task.failure,
-                        termination_reason=getattr(task, "termination_reason", None),
-                        reward=getattr(task, "reward", None))
+            TaskOutcome(
+                task_id=task.task_id,
+                status=task.status,
+                failure=task.failure,
+                termination_reason=getattr(task, "termination_reason", None),
+                reward=getattr(task, "reward", None),
+            )
             for task in result.tasks
         ],
     )
@@ -244,9 +265,13 @@ def _await_diagnostic(
 
 def _print_report(title: str, report: DiagnosticReport, say: Callable[[str], None]) -> None:
     counts = ", ".join(f"{name} {count}" for name, count in report.task_counts.items())
-    say(f"{title} {report.diagnostic_id}: {report.status} ({counts})"
-        + (f"; failure: {json.dumps(report.failure)}" if report.failure else ""))
+    say(
+        f"{title} {report.diagnostic_id}: {report.status} ({counts})"
+        + (f"; failure: {json.dumps(report.failure)}" if report.failure else "")
+    )
     for task in report.tasks:
         reward = "none" if task.reward is None else f"{task.reward:g}"
-        say(f"  {task.task_id} {task.status} ending={task.termination_reason or '-'} reward={reward}"
-            + (f" failure={json.dumps(task.failure)}" if task.failure else ""))
+        say(
+            f"  {task.task_id} {task.status} ending={task.termination_reason or '-'} reward={reward}"
+            + (f" failure={json.dumps(task.failure)}" if task.failure else "")
+        )

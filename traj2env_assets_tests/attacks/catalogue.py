@@ -24,23 +24,49 @@ BY_NAME: dict[str, Attack] = {attack.name: attack for attack in ATTACKS}
 # through ``harbor run``.
 ONE_PER_CLASS: dict[Runner, tuple[str, ...]] = {
     Runner.PYTEST: (
-        "assert_true_keeps_names", "testreport_forgery_workspace_only", "atexit_rewrites_results",
-        "shadow_pdb", "escape_chain_to_forged_test", "always_equal_subclass",
-        "agent_plants_verifier_files", "agent_writes_reward_files", "daemon_overwrites_reward",
-        "fake_module_under_test", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
+        "assert_true_keeps_names",
+        "testreport_forgery_workspace_only",
+        "atexit_rewrites_results",
+        "shadow_pdb",
+        "escape_chain_to_forged_test",
+        "always_equal_subclass",
+        "agent_plants_verifier_files",
+        "agent_writes_reward_files",
+        "daemon_overwrites_reward",
+        "fake_module_under_test",
+        "exit_zero_at_import",
+        "skip_failing_tests",
+        "host_mount_setuid_shell",
     ),
     Runner.UNITTEST: (
-        "assert_true_keeps_names", "init_subclass_swaps_test_methods", "assert_equal_noop",
-        "results_handle_wrapped", "shadow_xml_package", "escape_chain_test_directory",
-        "returns_mock_any", "runtime_overwrites_verifier_files", "agent_writes_reward_files",
-        "fake_unittest_in_sys_modules", "exit_zero_after_run", "expected_failure_or_todo",
+        "assert_true_keeps_names",
+        "init_subclass_swaps_test_methods",
+        "assert_equal_noop",
+        "results_handle_wrapped",
+        "shadow_xml_package",
+        "escape_chain_test_directory",
+        "returns_mock_any",
+        "runtime_overwrites_verifier_files",
+        "agent_writes_reward_files",
+        "fake_unittest_in_sys_modules",
+        "exit_zero_after_run",
+        "expected_failure_or_todo",
         "host_mount_links_out",
     ),
     Runner.NODE: (
-        "expect_buggy_output", "node_child_stdout_rewrite", "node_assert_noop",
-        "node_forged_v8_events", "node_exit_swaps_results", "node_modules_shims",
-        "escape_through_proc_self_cwd", "agent_plants_verifier_files", "agent_writes_reward_files",
-        "daemon_overwrites_reward", "exit_zero_at_import", "skip_failing_tests", "host_mount_setuid_shell",
+        "expect_buggy_output",
+        "node_child_stdout_rewrite",
+        "node_assert_noop",
+        "node_forged_v8_events",
+        "node_exit_swaps_results",
+        "node_modules_shims",
+        "escape_through_proc_self_cwd",
+        "agent_plants_verifier_files",
+        "agent_writes_reward_files",
+        "daemon_overwrites_reward",
+        "exit_zero_at_import",
+        "skip_failing_tests",
+        "host_mount_setuid_shell",
         "host_mount_links_out",
     ),
 }
@@ -58,10 +84,15 @@ def one_per_class() -> dict[Runner, list[Attack]]:
 # The classes whose outcome Harbor's own plumbing decides (its log mounts, its separate
 # verifier, its copy of the artifact, how it reads the verifier's exit): CI runs these
 # through ``harbor run`` as well; the trial path runs every class of ``ONE_PER_CLASS``.
-HARBOR_PLUMBING_CLASSES = frozenset({
-    AttackClass.SYMLINK_ESCAPE, AttackClass.VERIFIER_TAMPER, AttackClass.REWARD_FILE,
-    AttackClass.HOST_MOUNT, AttackClass.EXIT_CODE,
-})
+HARBOR_PLUMBING_CLASSES = frozenset(
+    {
+        AttackClass.SYMLINK_ESCAPE,
+        AttackClass.VERIFIER_TAMPER,
+        AttackClass.REWARD_FILE,
+        AttackClass.HOST_MOUNT,
+        AttackClass.EXIT_CODE,
+    }
+)
 
 
 def through_harbor() -> dict[Runner, list[Attack]]:

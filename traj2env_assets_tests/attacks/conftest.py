@@ -28,12 +28,12 @@ def sample_tasks(example_run: ExampleRun) -> dict[Runner, Path]:
 
 
 @pytest.fixture(scope="session")
-def trial_tasks(engine: DockerEngine, sample_tasks: dict[Runner, Path]) -> dict[Runner, TrialTask]:
+def trial_tasks(engine: DockerEngine, sample_tasks: dict[Runner, Path]) -> dict[Runner, TrialTask]:  # noqa: F811 - fixture
     return build_tasks(engine, sample_tasks)
 
 
 @pytest.fixture(scope="session")
-def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> SuiteRun:
+def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> SuiteRun:  # noqa: F811 - fixture
     attacks = one_per_class()
     run = run_suite(engine, trial_tasks, attacks, parallelism=PARALLELISM)
     scored = [o for o in run.outcomes if o.scored]
@@ -47,7 +47,11 @@ def suite_run(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], reques
 
 
 @pytest.fixture(scope="session")
-def plain_runs(engine: DockerEngine, trial_tasks: dict[Runner, TrialTask], request: pytest.FixtureRequest) -> list[PlainOutcome]:
+def plain_runs(
+    engine: DockerEngine,  # noqa: F811 - the imported fixture
+    trial_tasks: dict[Runner, TrialTask],
+    request: pytest.FixtureRequest,
+) -> list[PlainOutcome]:
     started = time.monotonic()
     live = {runner: [a for a in listed if a.fools_plain_run] for runner, listed in one_per_class().items()}
     runs = run_plain(engine, trial_tasks, live, parallelism=PARALLELISM)

@@ -65,6 +65,5 @@ class AttackAgent(BaseAgent):
             action.script, cwd=WORKSPACE, user="root", env={"DEBIAN_FRONTEND": "noninteractive"}
         )
         (self.logs_dir / "attack.txt").write_text(
-            f"{self.attack.name}[{self.runner}] exit {result.return_code}\n"
-            f"{result.stdout or ''}\n{result.stderr or ''}"
+            f"{self.attack.name}[{self.runner}] exit {result.return_code}\n{result.stdout or ''}\n{result.stderr or ''}"
         )

@@ -28,6 +28,7 @@ from traj2env_assets_tests.attacks.model import Attack, Runner
 REFERENCE = "oracle"
 NOOP = "nop"
 
+
 class HarborOutcome(BaseModel):
     agent: str
     runner: Runner
@@ -85,7 +86,10 @@ def run_harbor(
         config.write_text(yaml.safe_dump(job_config(runner, task_dir, attacks[runner], jobs_dir, concurrency)))
         running[runner] = subprocess.Popen(
             [str(HARBOR), "run", "-c", str(config), "--quiet"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
         )
     failures = []
     for runner, process in running.items():

@@ -140,8 +140,9 @@ def run_plain(
         settings = engine.trial_settings()
         runs: dict[str, ExecOutcome] = {}
         for command in PLAIN_RUNS[runner]:
-            with sandbox(engine.client, task.image, role="agent", limits=settings.limits,
-                         labels=settings.labels) as box:
+            with sandbox(
+                engine.client, task.image, role="agent", limits=settings.limits, labels=settings.labels
+            ) as box:
                 if action.files:
                     put_files(box, action.files)
                 agent = exec_with_deadline(box, action.script, timeout_s=120, workdir=WORKSPACE)

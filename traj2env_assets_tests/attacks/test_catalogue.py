@@ -21,9 +21,15 @@ BUG = {
     Runner.NODE: "counts.set(word, (counts.get(word) ?? 0) + 1);",
 }
 ISSUE_9_CLASSES = {
-    AttackClass.TEST_EDIT, AttackClass.REPORT_FORGERY, AttackClass.ASSERTION_PATCH,
-    AttackClass.RESULTS_CHANNEL, AttackClass.STDLIB_SHADOW, AttackClass.SYMLINK_ESCAPE,
-    AttackClass.OPERATOR_OVERLOAD, AttackClass.VERIFIER_TAMPER, AttackClass.REWARD_FILE,
+    AttackClass.TEST_EDIT,
+    AttackClass.REPORT_FORGERY,
+    AttackClass.ASSERTION_PATCH,
+    AttackClass.RESULTS_CHANNEL,
+    AttackClass.STDLIB_SHADOW,
+    AttackClass.SYMLINK_ESCAPE,
+    AttackClass.OPERATOR_OVERLOAD,
+    AttackClass.VERIFIER_TAMPER,
+    AttackClass.REWARD_FILE,
     AttackClass.HOST_MOUNT,
 }
 PAIRS = [(attack, runner) for attack in ATTACKS for runner in attack.runners]
@@ -39,10 +45,8 @@ def test_the_catalogue_covers_every_class_of_issue_9_on_every_runner() -> None:
     by_class: dict[AttackClass, list[Attack]] = defaultdict(list)
     for attack in ATTACKS:
         by_class[attack.attack_class].append(attack)
-    assert ISSUE_9_CLASSES <= set(by_class)
-    assert all(len(attacks) >= 2 for attacks in by_class.values()), {
-        c: len(a) for c, a in by_class.items()
-    }
+    assert set(by_class) >= ISSUE_9_CLASSES
+    assert all(len(attacks) >= 2 for attacks in by_class.values()), {c: len(a) for c, a in by_class.items()}
     for runner in Runner:
         assert len([a for a in ATTACKS if runner in a.runners]) >= 20, runner
         classes = {a.attack_class for a in ATTACKS if runner in a.runners}

@@ -55,8 +55,7 @@ def test_harbor_attack_scores_zero(harbor_run: HarborRun, name: str, runner: Run
     outcome = next(o for o in harbor_run.attacks() if o.agent == name and o.runner is runner)
     verifier = outcome.result_path.parent / "verifier"
     details = "\n".join(
-        f"--- {path.name}\n{path.read_text()[-2000:]}"
-        for path in sorted(verifier.glob("*")) if path.is_file()
+        f"--- {path.name}\n{path.read_text()[-2000:]}" for path in sorted(verifier.glob("*")) if path.is_file()
     )
     reward = outcome.reward
     assert reward == 0.0, f"{name}[{runner}] reward {reward} {outcome.exception or ''}\n{details}"

@@ -91,8 +91,11 @@ SANDBOX = "failed in sandbox LinuxSeccomp with execution error: sandbox denied e
         ("exec command rejected by user", None),
         # Codex's sandbox wrapper with the sandbox's own words, or with no runner summary.
         (SANDBOX.format(code=1) + ", stderr: bash: pytest: Operation not permitted", None),
-        (SANDBOX.format(code=1) + "..F\nE   PermissionError: [Errno 13] Permission denied: '/home/dev/.cache'\n"
-         "FAILED tests/test_calc.py::test_add\n1 failed in 0.05s, stderr: ", None),
+        (
+            SANDBOX.format(code=1) + "..F\nE   PermissionError: [Errno 13] Permission denied: '/home/dev/.cache'\n"
+            "FAILED tests/test_calc.py::test_add\n1 failed in 0.05s, stderr: ",
+            None,
+        ),
         (SANDBOX.format(code=1) + "..F, stderr: ", None),
     ],
 )
@@ -148,5 +151,7 @@ def test_what_each_file_that_failed_to_import_raised() -> None:
     )
     result = parse_check_result(PYTEST, output, 2)
     assert result.import_errors == {
-        "tests/test_a.py": "JSONDecodeError", "tests/test_b.py": "FileNotFoundError", "tests/test_c.py": "ModuleNotFoundError",
+        "tests/test_a.py": "JSONDecodeError",
+        "tests/test_b.py": "FileNotFoundError",
+        "tests/test_c.py": "ModuleNotFoundError",
     }

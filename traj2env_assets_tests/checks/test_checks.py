@@ -9,7 +9,9 @@ import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 
-PACKAGE = json.dumps({"scripts": {"test": "node --test test/", "check": "biome check --write . && tsgo --noEmit", "dev": "vite"}})
+PACKAGE = json.dumps(
+    {"scripts": {"test": "node --test test/", "check": "biome check --write . && tsgo --noEmit", "dev": "vite"}}
+)
 
 
 @pytest.mark.parametrize(
@@ -32,7 +34,9 @@ def test_recognises_direct_checks(command: str, tool: str, targets: list[str]) -
     assert (check.tool, check.targets) == (tool, targets)
 
 
-@pytest.mark.parametrize("command", ["ls -la", "python script.py", "npm install", "git status", "ruff format .", "npm run dev"])
+@pytest.mark.parametrize(
+    "command", ["ls -la", "python script.py", "npm install", "git status", "ruff format .", "npm run dev"]
+)
 def test_ignores_non_checks(command: str) -> None:
     assert recognise_check(command, {"package.json": PACKAGE}) is None
 
@@ -41,7 +45,13 @@ def test_npm_scripts_resolve_from_the_snapshot_package_json() -> None:
     snapshot = {"web/package.json": PACKAGE}
     check = recognise_check("cd /repo/web && npm run check 2>&1 | tail -5", snapshot, project_root="/repo")
     assert check is not None
-    assert (check.tool, check.script, check.inner_tools, check.kind, check.piped) == ("npm", "check", ["biome", "tsc"], "typecheck", True)
+    assert (check.tool, check.script, check.inner_tools, check.kind, check.piped) == (
+        "npm",
+        "check",
+        ["biome", "tsc"],
+        "typecheck",
+        True,
+    )
     test = recognise_check("npm test", snapshot, cwd="web")
     assert test is not None and test.inner_tools == ["node-test"] and test.kind == "tests"
     assert recognise_check("npm run typo", snapshot, cwd="web") is None
@@ -88,7 +98,8 @@ def test_tsc_errors_with_file_and_line() -> None:
     assert check is not None
     result = parse_check_result(check, output, 2)
     assert result.failing_ids == [
-        "src/a.ts: TS2322 Type 'string' is not assignable.", "src/b.ts: TS2304 Cannot find name 'x'."
+        "src/a.ts: TS2322 Type 'string' is not assignable.",
+        "src/b.ts: TS2304 Cannot find name 'x'.",
     ]
 
 
@@ -110,7 +121,9 @@ def test_lint_and_mypy_ids() -> None:
 def test_piped_check_is_judged_by_its_output() -> None:
     check = recognise_check("npm run check 2>&1 | tail -3", {"package.json": PACKAGE})
     assert check is not None and check.piped
-    failing = parse_check_result(check, "src/a.ts(1,1): error TS2304: Cannot find name 'q'.\nCommand exited with code 0", 0)
+    failing = parse_check_result(
+        check, "src/a.ts(1,1): error TS2304: Cannot find name 'q'.\nCommand exited with code 0", 0
+    )
     assert (failing.passed, failing.exit_code) == (False, None)
     assert parse_check_result(check, "Checked 3 files. No fixes applied.", 0).passed
 
@@ -148,7 +161,10 @@ def test_biome_diagnostics_and_vitest_lines_are_not_confused() -> None:
         "src/a.ts:16:22 lint/correctness/noUnusedImports  FIXABLE  \u2501\u2501\u2501\n\n  ! Several of these imports are unused.\n"
         "src/b.ts:3:1 parse \u2501\u2501\u2501\n  \u00d7 expected a semicolon to end the class property\n"
     )
-    assert parse_check_result(biome, output, 1).failing_ids == ["src/a.ts: lint/correctness/noUnusedImports", "src/b.ts: parse"]
+    assert parse_check_result(biome, output, 1).failing_ids == [
+        "src/a.ts: lint/correctness/noUnusedImports",
+        "src/b.ts: parse",
+    ]
     assert parse_check_result(vitest, output, 1).failing_ids == []
     vitest_output = " \u00d7 src/a.test.ts > math > adds 3ms\n FAIL  src/a.test.ts > math > adds\n"
     assert parse_check_result(vitest, vitest_output, 1).failing_ids == ["src/a.test.ts > math > adds"]
@@ -287,7 +303,9 @@ ESBUILD_FAILURE = (
 
 
 def test_esbuild_builds_are_build_checks_with_their_located_errors_as_ids() -> None:
-    package = json.dumps({"scripts": {"build": "esbuild src/app.js --bundle --outfile=dist/app.js", "dev": "esbuild src/app.js --serve"}})
+    package = json.dumps(
+        {"scripts": {"build": "esbuild src/app.js --bundle --outfile=dist/app.js", "dev": "esbuild src/app.js --serve"}}
+    )
     direct = recognise_check("npx esbuild src/app.js --bundle --outfile=dist/app.js", {})
     script = recognise_check("npm run build", {"package.json": package})
     assert direct is not None and (direct.tool, direct.kind) == ("esbuild", "build")

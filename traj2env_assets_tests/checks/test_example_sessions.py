@@ -20,14 +20,21 @@ EXPECTED = {
     "python-unittest-fix": ("unittest", ["tests.test_slugify.SlugifyTest.test_runs_of_punctuation_collapse"]),
     "node-npm-test-fix": ("npm", ["countWords ignores case", "topWords orders by count, then alphabetically"]),
     "python-deps-pytest-fix": ("pytest", ["tests/test_events.py::test_soonest_first_across_time_zones"]),
-    "node-describe-fix": ("npm", [
-        "cart > total > takes a percentage off the subtotal", "cart > total > rounds the discount to the nearest cent",
-    ]),
-    "python-ruff-fix": ("ruff", [
-        "inventory.py: F401 `os` imported but unused",
-        "inventory.py: F841 Local variable `count` is assigned to but never used",
-        "inventory.py: E711 Comparison to `None` should be `cond is not None`",
-    ]),
+    "node-describe-fix": (
+        "npm",
+        [
+            "cart > total > takes a percentage off the subtotal",
+            "cart > total > rounds the discount to the nearest cent",
+        ],
+    ),
+    "python-ruff-fix": (
+        "ruff",
+        [
+            "inventory.py: F401 `os` imported but unused",
+            "inventory.py: F841 Local variable `count` is assigned to but never used",
+            "inventory.py: E711 Comparison to `None` should be `cond is not None`",
+        ],
+    ),
 }
 
 

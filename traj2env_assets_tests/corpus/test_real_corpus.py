@@ -70,8 +70,6 @@ def real() -> Path:
     return _folder("real")
 
 
-
-
 # --- pipeline-level properties on every real input ------------------------------------------
 
 
@@ -83,9 +81,7 @@ class CorpusRun:
         registration = register_sources(self.workspace, source)
         self.rejected = registration.rejected
         self.keys = registration.new
-        self.conversions = {
-            key: convert_partition(self.workspace, key) for key in self.keys
-        }
+        self.conversions = {key: convert_partition(self.workspace, key) for key in self.keys}
         self.verdicts = {key: scan_partition(self.workspace, key) for key in self.keys}
         self.replays = {key: replay_partition(self.workspace, key) for key in self.keys}
         self.mined: dict[tuple[str, str], list] = {}
@@ -102,9 +98,7 @@ class CorpusRun:
 
 
 @pytest.fixture(scope="module", params=CORPORA)
-def corpus_run(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> CorpusRun:
+def corpus_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> CorpusRun:
     return CorpusRun(_folder(request.param), tmp_path_factory.mktemp(request.param))
 
 
@@ -117,13 +111,9 @@ def test_every_real_input_converts_or_is_skipped_with_a_reason(
     for key, conversion in corpus_run.conversions.items():
         if conversion.status == "converted":
             assert conversion.steps > 0, key
-            document = json.loads(
-                trajectory_path(corpus_run.workspace, key).read_text(encoding="utf-8")
-            )
+            document = json.loads(trajectory_path(corpus_run.workspace, key).read_text(encoding="utf-8"))
             steps = HarborTrajectory.model_validate(document).steps
-            assert [step.step_id for step in steps] == list(range(1, len(steps) + 1)), (
-                key
-            )
+            assert [step.step_id for step in steps] == list(range(1, len(steps) + 1)), key
         else:
             assert conversion.reason and conversion.detail, key
     converted = [c for c in corpus_run.conversions.values() if c.status == "converted"]
@@ -139,19 +129,13 @@ def test_every_real_input_gets_a_gate_verdict_and_replay_never_errors(
             key,
             outcome.detail,
         )
-        if (
-            corpus_run.conversions[key].status == "converted"
-            and corpus_run.verdicts[key].allows_downstream
-        ):
+        if corpus_run.conversions[key].status == "converted" and corpus_run.verdicts[key].allows_downstream:
             assert outcome.status == "replayed", (key, outcome.reason)
             fidelity = replay.fidelity
             assert fidelity is not None
             record = ReplayRecord.load(replay.path)
             assert fidelity.events == len(record.timeline)
-            assert (
-                fidelity.files_rebuilt + fidelity.files_lost + fidelity.files_deleted
-                == len(record.files)
-            )
+            assert fidelity.files_rebuilt + fidelity.files_lost + fidelity.files_deleted == len(record.files)
             for command in record.shell_commands():
                 before = set(record.files_before(command.command_index))
                 assert before.isdisjoint(record.lost_before(command.command_index)), (
@@ -195,9 +179,7 @@ def test_real_keys_are_the_session_ids(real: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name,reason", sorted(NON_AGENT_FORMATS.items()))
-def test_non_agent_dataset_rows_are_skipped_with_reason(
-    real: Path, name: str, reason: str
-) -> None:
+def test_non_agent_dataset_rows_are_skipped_with_reason(real: Path, name: str, reason: str) -> None:
     result = convert_source(real / "atif-make-fixtures" / name)
     assert (result.record.status, result.record.reason, result.trajectory) == (
         "skipped",
@@ -208,44 +190,25 @@ def test_non_agent_dataset_rows_are_skipped_with_reason(
 
 def test_claude_code_repeated_history_is_deduplicated(real: Path) -> None:
     trajectory = load_trajectory(real / "session-share" / "general-tool-calls.jsonl")
-    call_ids = [
-        call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []
-    ]
+    call_ids = [call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []]
     assert len(call_ids) == len(set(call_ids)) == 65
     assert trajectory.extra["duplicate_tool_calls"] == 45
 
 
 def test_claude_code_edit_keeps_pre_image_and_cwd(real: Path) -> None:
     trajectory = load_trajectory(real / "session-share" / "edit-tool-variants.jsonl")
-    edits = [
-        call
-        for step in trajectory.steps
-        for call in step.tool_calls or []
-        if call.function_name == "Edit"
-    ]
+    edits = [call for step in trajectory.steps for call in step.tool_calls or [] if call.function_name == "Edit"]
     assert len(edits) == 4
     assert edits[0].extra["cwd"] == "/Users/pete/git/moredip/session-share/e2e-tests"
-    results = [
-        r
-        for step in trajectory.steps
-        for r in (step.observation.results if step.observation else [])
-    ]
-    pre_images = [
-        r.extra["original_file"]
-        for r in results
-        if r.extra and "original_file" in r.extra
-    ]
+    results = [r for step in trajectory.steps for r in (step.observation.results if step.observation else [])]
+    pre_images = [r.extra["original_file"] for r in results if r.extra and "original_file" in r.extra]
     assert len(pre_images) == 4
     assert "It contains the word hello in the middle." in pre_images[0]
 
 
 def test_claude_code_read_without_structured_result_invents_nothing(real: Path) -> None:
     trajectory = load_trajectory(real / "session-share" / "read-tool-variants.jsonl")
-    results = [
-        r
-        for step in trajectory.steps
-        for r in (step.observation.results if step.observation else [])
-    ]
+    results = [r for step in trajectory.steps for r in (step.observation.results if step.observation else [])]
     assert len(results) == 4
     assert all(r.content.startswith("  ") and "\u2192" in r.content for r in results)
     assert all("file_content" not in (r.extra or {}) for r in results)
@@ -261,11 +224,7 @@ def test_pi_failing_check_keeps_exit_code(real: Path) -> None:
 
 def test_pi_user_shell_commands_become_system_steps(real: Path) -> None:
     trajectory = load_trajectory(real / "pi-mono" / "before-compaction.jsonl")
-    user_shell = [
-        step
-        for step in trajectory.steps
-        if step.extra and "user_shell_command" in step.extra
-    ]
+    user_shell = [step for step in trajectory.steps if step.extra and "user_shell_command" in step.extra]
     assert len(user_shell) == 3
     assert all(step.source == "system" for step in user_shell)
     assert user_shell[0].observation.results[0].extra["exit_code"] == 0
@@ -273,11 +232,7 @@ def test_pi_user_shell_commands_become_system_steps(real: Path) -> None:
 
 def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
     trajectory = load_trajectory(real / CODEX_REDACTED)
-    names = [
-        call.function_name
-        for step in trajectory.steps
-        for call in step.tool_calls or []
-    ]
+    names = [call.function_name for step in trajectory.steps for call in step.tool_calls or []]
     assert (
         names.count("exec_command"),
         names.count("apply_patch"),
@@ -301,9 +256,7 @@ def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
     ],
 )
 def test_ordinary_real_sessions_pass_the_gate(real: Path, relative: str) -> None:
-    verdict = scan_trajectory(
-        load_trajectory(real / relative).model_dump(mode="json", exclude_none=True)
-    )
+    verdict = scan_trajectory(load_trajectory(real / relative).model_dump(mode="json", exclude_none=True))
     assert verdict.outcome == "clean", verdict.blocking_ids
 
 
@@ -320,11 +273,7 @@ def test_pi_npm_run_check_fail_then_pass_with_edits_between(
 ) -> None:
     commands = {c.command_index: c for c in pi_record.shell_commands()}
     failing, passing = commands[12], commands[14]
-    assert (
-        failing.command
-        == passing.command
-        == "cd /Users/badlogic/workspaces/pi-mono && npm run check"
-    )
+    assert failing.command == passing.command == "cd /Users/badlogic/workspaces/pi-mono && npm run check"
     assert (failing.exit_code, passing.exit_code) == (2, 0)
     session = "packages/coding-agent/src/core/agent-session.ts"
     before_fail = pi_record.files_before(12)[session]
@@ -332,10 +281,7 @@ def test_pi_npm_run_check_fail_then_pass_with_edits_between(
     assert "get queueMode(): QueueMode {" in before_fail
     # As the agent wrote it; the failing `npm run check` then ran `biome check --write`,
     # which re-sorted the imports (seen by the full read before the fix: a resync).
-    assert (
-        "import type { Agent, AgentEvent, AgentState, AppMessage, ThinkingLevel, QueueMode }"
-        in before_fail
-    )
+    assert "import type { Agent, AgentEvent, AgentState, AppMessage, ThinkingLevel, QueueMode }" in before_fail
     assert failing.effects == "opaque"
     assert 'get queueMode(): "all" | "one-at-a-time" {' in before_pass
     assert (
@@ -350,17 +296,12 @@ def test_pi_check_commands_are_recognised_and_judged(pi_record: ReplayRecord) ->
     results = []
     for index in (12, 14):
         command = commands[index]
-        check = recognise_check(
-            command.command, pi_record.files_before(index), cwd=command.cwd or ""
-        )
+        check = recognise_check(command.command, pi_record.files_before(index), cwd=command.cwd or "")
         assert check is not None and check.tool == "npm" and check.script == "check"
         results.append(parse_check_result(check, command.output, command.exit_code))
     assert [result.passed for result in results] == [False, True]
     # Diagnostics are identified by file, rule and message, never by line (edits move lines).
-    assert (
-        "packages/coding-agent/src/core/agent-session.ts: lint/correctness/noUnusedImports"
-        in results[0].failing_ids
-    )
+    assert "packages/coding-agent/src/core/agent-session.ts: lint/correctness/noUnusedImports" in results[0].failing_ids
     assert (
         "src/core/agent-session.ts: TS2305 Module '\"@mariozechner/pi-agent-core\"' has no exported member 'QueueMode'."
         in results[0].failing_ids
@@ -387,19 +328,13 @@ def test_pi_file_cut_at_50kb_is_rebuilt_from_the_follow_up_read(
         (3, "read"),
     ]
     first_command = next(pi_record.shell_commands()).command_index
-    text = pi_record.files_before(first_command)[
-        "packages/coding-agent/src/tui/tui-renderer.ts"
-    ]
+    text = pi_record.files_before(first_command)["packages/coding-agent/src/tui/tui-renderer.ts"]
     assert text.count("\n") == 2376
     assert text.startswith('import { randomBytes } from "node:crypto";\n')
 
 
-def test_pi_check_is_mined_and_dropped_for_its_dependencies(
-    real: Path, tmp_path: Path
-) -> None:
-    record = replay_record(
-        load_trajectory(real / "pi-mono" / "before-compaction.jsonl"), tmp_path / "r"
-    )
+def test_pi_check_is_mined_and_dropped_for_its_dependencies(real: Path, tmp_path: Path) -> None:
+    record = replay_record(load_trajectory(real / "pi-mono" / "before-compaction.jsonl"), tmp_path / "r")
     candidates = mine_repair_candidates(record, "pi-mono")
     assert [c.candidate.check.script for c in candidates] == ["check", "check", "check"]
     assert [c.drop and c.drop.reason for c in candidates] == [
@@ -408,7 +343,7 @@ def test_pi_check_is_mined_and_dropped_for_its_dependencies(
         "fix_files_lost",
     ]
     assert "packages/coding-agent/src/session-manager.ts" in candidates[2].drop.detail
-    with pytest.raises(DependenciesNotInstallable, match="package.json"):
+    with pytest.raises(DependenciesNotInstallable, match=r"package\.json"):
         repair_task_spec(
             candidates[0].candidate,
             source_trace="pi-mono",
@@ -428,29 +363,20 @@ def test_claude_edit_variants_with_original_file(real: Path, tmp_path: Path) -> 
     final = record.final_files()
     assert "It contains the word goodbye in the middle." in final["edit_basic.txt"]
     assert "It contains the word hello in the middle." not in final["edit_basic.txt"]
-    assert (
-        "baz" in final["edit_replace_all.txt"]
-        and "bar" not in final["edit_replace_all.txt"]
-    )
+    assert "baz" in final["edit_replace_all.txt"] and "bar" not in final["edit_replace_all.txt"]
     assert "NEW_CODE = true;" in final["edit_multiline.txt"]
     assert record.fidelity.edits_failed == 0
     assert all(s.history[0].action == "pre_image" for s in record.files.values())
 
 
 def test_claude_read_variants_full_read_only(real: Path, tmp_path: Path) -> None:
-    record = replay_record(
-        load_trajectory(real / "session-share" / "read-tool-variants.jsonl"), tmp_path
-    )
+    record = replay_record(load_trajectory(real / "session-share" / "read-tool-variants.jsonl"), tmp_path)
     assert list(record.files) == ["conftest.py"]
-    assert record.final_files()["conftest.py"].startswith(
-        '"""Pytest configuration and fixtures for e2e tests."""\n'
-    )
+    assert record.final_files()["conftest.py"].startswith('"""Pytest configuration and fixtures for e2e tests."""\n')
     assert record.fidelity.full_reads == 1
 
 
-def test_redacted_codex_patches_fail_as_redacted_not_as_parse_errors(
-    real: Path, tmp_path: Path
-) -> None:
+def test_redacted_codex_patches_fail_as_redacted_not_as_parse_errors(real: Path, tmp_path: Path) -> None:
     record = replay_record(load_trajectory(real / CODEX_REDACTED), tmp_path)
     assert record.fidelity.edits_failed_by_reason == {"content_redacted": 22}
 
@@ -459,9 +385,7 @@ def test_claude_numbered_listings_decode_to_the_recorded_file_content(
     real: Path,
 ) -> None:
     checked = 0
-    for line in (
-        (real / "session-share" / "general-tool-calls.jsonl").read_text().splitlines()
-    ):
+    for line in (real / "session-share" / "general-tool-calls.jsonl").read_text().splitlines():
         if line.startswith("//"):
             continue
         entry = json.loads(line)
@@ -493,9 +417,7 @@ def test_streamed_replay_writes_the_same_record_on_real_sessions(
     path = tmp_path / "trajectory.json"
     # As the conversion stage writes it (steps last), or as ATIF orders it (steps first).
     path.write_text(
-        trajectory_json(trajectory)
-        if steps_last
-        else trajectory.model_dump_json(exclude_none=True),
+        trajectory_json(trajectory) if steps_last else trajectory.model_dump_json(exclude_none=True),
         encoding="utf-8",
     )
     # Small windows: values are cut at chunk edges all the time.
@@ -508,6 +430,4 @@ def test_streamed_replay_writes_the_same_record_on_real_sessions(
         tmp_path / "streamed",
     )
     for name in ("record.json", "manifests.jsonl"):
-        assert (tmp_path / "streamed" / name).read_bytes() == (
-            tmp_path / "whole" / name
-        ).read_bytes()
+        assert (tmp_path / "streamed" / name).read_bytes() == (tmp_path / "whole" / name).read_bytes()

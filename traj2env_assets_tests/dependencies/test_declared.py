@@ -27,7 +27,10 @@ docs = ["sphinx"]
 dev = ["ruff", {include-group = "test"}]
 """
     assert declared_requirements({"pyproject.toml": pyproject}) == [
-        "attrs>=23.1", 'tomli; python_version < "3.11"', "pytest>=8", "ruff",
+        "attrs>=23.1",
+        'tomli; python_version < "3.11"',
+        "pytest>=8",
+        "ruff",
     ]
 
 

@@ -42,7 +42,10 @@ def test_the_line_makes_libgl_loadable_in_the_python_image(tmp_path: Path) -> No
         probe = f"import ctypes; [ctypes.CDLL(n) for n in {libraries!r}]"
         result = subprocess.run(
             ["docker", "run", "--rm", "--network", "none", tag, "python3", "-c", probe],
-            check=False, capture_output=True, text=True, timeout=120,
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert result.returncode == 0, result.stderr
     finally:

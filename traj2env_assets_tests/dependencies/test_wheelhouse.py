@@ -18,7 +18,9 @@ def test_resolves_as_of_the_trajectory_time_for_cpython_3_13_manylinux(tmp_path:
     # attrs 23.2.0 (2023-12-31) is the newest release before 2024; 24.1.0 came in August.
     assert house.pins == ["attrs==23.2.0", "python-dateutil==2.8.2", "six==1.16.0"]
     assert sorted(w.name for w in house.wheels) == [
-        "attrs-23.2.0-py3-none-any.whl", "python_dateutil-2.8.2-py2.py3-none-any.whl", "six-1.16.0-py2.py3-none-any.whl",
+        "attrs-23.2.0-py3-none-any.whl",
+        "python_dateutil-2.8.2-py2.py3-none-any.whl",
+        "six-1.16.0-py2.py3-none-any.whl",
     ]
     assert all(path.is_file() for path in house.wheel_paths(tmp_path).values())
 

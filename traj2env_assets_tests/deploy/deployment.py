@@ -43,11 +43,20 @@ class Deployment:
         self.url = f"http://127.0.0.1:{port}"
 
     def _run(self, argv: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
-        completed = subprocess.run(argv, cwd=REPO_ROOT, env={**os.environ, **self.env}, capture_output=True,
-                                   text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+        completed = subprocess.run(
+            argv,
+            cwd=REPO_ROOT,
+            env={**os.environ, **self.env},
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         if completed.returncode != 0:
-            raise AssertionError(f"{' '.join(argv)} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n"
-                                 f"{completed.stderr[-3000:]}")
+            raise AssertionError(
+                f"{' '.join(argv)} exited {completed.returncode}:\n{completed.stdout[-3000:]}\n"
+                f"{completed.stderr[-3000:]}"
+            )
         return completed
 
     def script(self, action: str, timeout: float = 1800) -> str:
@@ -61,8 +70,10 @@ class Deployment:
 
     def json_in_workspace(self, pattern: str) -> list[Any]:
         """Every JSON file matching ``pattern`` under the workspace volume, read inside the code server."""
-        program = ("import glob, json; print(json.dumps([json.load(open(p)) for p in "
-                   f"sorted(glob.glob({WORKSPACE + '/' + pattern!r}))]))")
+        program = (
+            "import glob, json; print(json.dumps([json.load(open(p)) for p in "
+            f"sorted(glob.glob({WORKSPACE + '/' + pattern!r}))]))"
+        )
         return json.loads(self.exec("user_code", "python3", "-c", program))
 
     def psql(self, query: str) -> str:
@@ -123,10 +134,24 @@ class Deployment:
             return [line for line in self._run(list(argv), 60).stdout.splitlines() if line]
 
         return {
-            "containers": names("docker", "ps", "-a", "--format", "{{.Names}}", "--filter",
-                                f"label=com.docker.compose.project={self.name}")
-            + names("docker", "ps", "-a", "--format", "{{.Names}}", "--filter", f"label=traj2env.deployment={self.name}"),
-            "volumes": [v for v in names("docker", "volume", "ls", "--format", "{{.Name}}") if v.startswith(f"{self.name}-")],
-            "networks": [n for n in names("docker", "network", "ls", "--format", "{{.Name}}")
-                         if n == self.name or n.startswith(f"{self.name}_")],
+            "containers": names(
+                "docker",
+                "ps",
+                "-a",
+                "--format",
+                "{{.Names}}",
+                "--filter",
+                f"label=com.docker.compose.project={self.name}",
+            )
+            + names(
+                "docker", "ps", "-a", "--format", "{{.Names}}", "--filter", f"label=traj2env.deployment={self.name}"
+            ),
+            "volumes": [
+                v for v in names("docker", "volume", "ls", "--format", "{{.Name}}") if v.startswith(f"{self.name}-")
+            ],
+            "networks": [
+                n
+                for n in names("docker", "network", "ls", "--format", "{{.Name}}")
+                if n == self.name or n.startswith(f"{self.name}_")
+            ],
         }

@@ -51,9 +51,11 @@ def assert_task_files(deployment: Deployment, task: dict) -> None:
 
 
 def materialized_events(deployment: Deployment, run_id: str) -> int:
-    return int(deployment.psql(
-        f"select count(*) from event_logs where run_id = '{run_id}' and dagster_event_type = 'ASSET_MATERIALIZATION'"
-    ))
+    return int(
+        deployment.psql(
+            f"select count(*) from event_logs where run_id = '{run_id}' and dagster_event_type = 'ASSET_MATERIALIZATION'"
+        )
+    )
 
 
 def test_graphql_run_queues_while_the_daemon_is_down_survives_its_restart_and_publishes(
@@ -65,7 +67,9 @@ def test_graphql_run_queues_while_the_daemon_is_down_survives_its_restart_and_pu
 
     deployment.compose("stop", "daemon")
     run_id = deployment.client().submit_job_execution(
-        "trajectory_pipeline", repository_location_name="traj2env", repository_name="__repository__",
+        "trajectory_pipeline",
+        repository_location_name="traj2env",
+        repository_name="__repository__",
         tags={"dagster/partition": key},
     )
     time.sleep(5)
@@ -90,8 +94,9 @@ def sensor_sample_run(deployment: Deployment, tmp_path: Path) -> tuple[str, dict
     target = deployment.inbox / SENSOR_SAMPLE.name
     if not target.exists():
         shutil.copy(SENSOR_SAMPLE, target)
-    return key, deployment.wait_for_run(RUN_TIMEOUT, dagster__sensor_name="trajectory_folder_sensor",
-                                        dagster__partition=key)
+    return key, deployment.wait_for_run(
+        RUN_TIMEOUT, dagster__sensor_name="trajectory_folder_sensor", dagster__partition=key
+    )
 
 
 def test_a_file_dropped_into_the_watched_folder_is_published_by_the_sensors_run(
@@ -132,11 +137,17 @@ def test_the_ui_in_a_real_browser_shows_every_stage_and_a_partitions_candidates_
     with chromium(deployment.url, screenshots) as page:
         for group, assets in sorted(groups.items()):
             page.open(f"/locations/traj2env/asset-groups/{group}", expect=assets, screenshot=f"group-{group}")
-        trials = page.open(f"/assets/trials?view=partitions&partition={key}", screenshot="trials-partition",
-                           expect=["candidate_table", task["task_id"], "reference=1", "report_forgery=0"])
+        trials = page.open(
+            f"/assets/trials?view=partitions&partition={key}",
+            screenshot="trials-partition",
+            expect=["candidate_table", task["task_id"], "reference=1", "report_forgery=0"],
+        )
         assert "passed_trials" in trials or "published" in trials
-        page.open(f"/assets/published_tasks?view=partitions&partition={key}", screenshot="published-partition",
-                  expect=["candidate_table", task["task_id"], "published_path"])
+        page.open(
+            f"/assets/published_tasks?view=partitions&partition={key}",
+            screenshot="published-partition",
+            expect=["candidate_table", task["task_id"], "published_path"],
+        )
         page.open("/assets/run_report", expect=["funnel", "skip_reasons"], screenshot="run-report")
     shown = sorted(path.name for path in screenshots.glob("*.png"))
     assert len(shown) == len(groups) + 3, shown

@@ -20,7 +20,9 @@ def write_gated_task(engine: DockerEngine, spec: TaskSpec, dataset: Path) -> tup
     assert spec.tests is not None
     image = engine.build(write_task(spec, dataset).environment_dir)
     [probe] = run_probes(engine, image.tag, CalibrationPlan(probes=[gate_probe(spec)]))
-    judgement = judge_gate(probe, tracked_tests=spec.tests.tracked_test_ids, fraction_reward=spec.tests.reward == "fraction")
+    judgement = judge_gate(
+        probe, tracked_tests=spec.tests.tracked_test_ids, fraction_reward=spec.tests.reward == "fraction"
+    )
     assert judgement.gate is not None, judgement.facts
     tests = spec.tests.model_copy(update={"behaviour_gate": judgement.gate})
     return write_task(spec.model_copy(update={"tests": tests}), dataset), judgement

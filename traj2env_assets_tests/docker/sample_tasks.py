@@ -71,15 +71,12 @@ def node_task(task_id: str = "slug-fix") -> TaskSpec:
         instruction="`npm test` fails: `slugify('Hello big World')` keeps a space. Fix src/slug.js.",
         base_image="node",
         project_files={
-            "package.json": b'{\n  "name": "slug",\n  "type": "module",\n'
-            b'  "scripts": {"test": "node --test"}\n}\n',
-            "src/slug.js": b'export function slugify(text) {\n'
-            b'  return text.toLowerCase().replace(" ", "-");\n}\n',
+            "package.json": b'{\n  "name": "slug",\n  "type": "module",\n  "scripts": {"test": "node --test"}\n}\n',
+            "src/slug.js": b'export function slugify(text) {\n  return text.toLowerCase().replace(" ", "-");\n}\n',
             "test/slug.test.js": _SLUG_TESTS.encode(),
         },
         solution_files={
-            "src/slug.js": b'export function slugify(text) {\n'
-            b'  return text.toLowerCase().replaceAll(" ", "-");\n}\n',
+            "src/slug.js": b'export function slugify(text) {\n  return text.toLowerCase().replaceAll(" ", "-");\n}\n',
         },
         tests=VerifierSpec(
             runner="node",

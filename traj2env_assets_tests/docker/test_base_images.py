@@ -20,7 +20,10 @@ pytestmark = pytest.mark.docker
 
 def _run(engine: DockerEngine, image: str, script: str) -> str:
     output = engine.client.containers.run(
-        image, ["bash", "-c", script], remove=True, network_mode="none",
+        image,
+        ["bash", "-c", script],
+        remove=True,
+        network_mode="none",
         labels=project_labels("probe"),
     )
     return output.decode().strip()

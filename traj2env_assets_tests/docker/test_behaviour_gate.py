@@ -34,7 +34,9 @@ FAILING = [TEST + "test_tags_are_clean", TEST + "test_tags_of_one_word"]
 
 # Solution code that, wherever it runs, tries to read the gate's expected answers and the
 # cases, and answers each call with the reference's answer when it finds it.
-READ_THE_ANSWERS = BEFORE + '''
+READ_THE_ANSWERS = (
+    BEFORE
+    + """
 
 def _answer_from_the_gate(name, args):
     import json
@@ -62,7 +64,8 @@ _buggy_tags = tags
 def tags(text):
     found = _answer_from_the_gate("tags", [text])
     return found[0] if found else _buggy_tags(text)
-'''
+"""
+)
 
 
 class Submission(Control):
@@ -81,8 +84,9 @@ def shop_task() -> TaskSpec:
         base_image="python",
         project_files={"shop.py": BEFORE.encode(), "tests/test_shop.py": TESTS.encode()},
         solution_files={"shop.py": AFTER.encode()},
-        tests=VerifierSpec(runner="pytest", tracked_test_ids=FAILING, run_targets=["tests"], reward="check",
-                           timeout_sec=120),
+        tests=VerifierSpec(
+            runner="pytest", tracked_test_ids=FAILING, run_targets=["tests"], reward="check", timeout_sec=120
+        ),
         source_trace="shop-session",
         agent_timeout_sec=120,
         verifier_timeout_sec=240,
@@ -100,7 +104,9 @@ def gated(engine: DockerEngine, tmp_path_factory: pytest.TempPathFactory) -> tup
 def matrix(engine: DockerEngine, gated: tuple[Path, BuiltImage, dict]) -> MatrixResult:
     task_dir, image, _ = gated
     controls = [
-        ReferenceControl(), NoopControl(), Submission("honest_alternative", HONEST, 1.0),
+        ReferenceControl(),
+        NoopControl(),
+        Submission("honest_alternative", HONEST, 1.0),
         Submission("read_the_answers", READ_THE_ANSWERS),
         *(control for control in DEFAULT_CONTROLS if control.name in ("expected_from_caller", "always_equal")),
     ]

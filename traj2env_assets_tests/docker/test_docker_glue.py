@@ -51,7 +51,10 @@ def test_base_images_asset_reports_what_it_found(engine: DockerEngine, tmp_path:
 def test_bases_command_runs_on_its_own(engine: DockerEngine) -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "traj2env_assets.docker_engine.commands", "bases"],
-        capture_output=True, text=True, timeout=300, check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
     )
     assert completed.stdout.splitlines()[0].startswith("python:3.13-slim: found (Python 3.13.")
     assert completed.stdout.splitlines()[1].startswith("node:20-slim: found (v20.")
@@ -61,6 +64,7 @@ def test_bases_command_runs_on_its_own(engine: DockerEngine) -> None:
 def test_matrix_metadata_has_one_reward_per_control(engine: DockerEngine, python_trial: TrialTask) -> None:
     metadata = matrix_metadata(engine.run_matrix(python_trial, parallelism=2))
     assert metadata["controls_passed"] is True
-    assert [metadata[f"reward_{name}"] for name in
-            ("reference", "noop", "forge_reward", "pytest_hook", "tests_edit")] == [1.0, 0.0, 0.0, 0.0, 0.0]
+    assert [
+        metadata[f"reward_{name}"] for name in ("reference", "noop", "forge_reward", "pytest_hook", "tests_edit")
+    ] == [1.0, 0.0, 0.0, 0.0, 0.0]
     assert "tamper_detected" in metadata["controls"].value

@@ -28,7 +28,7 @@ SHAPES = (
 )
 PERIMETER = (
     "\n    def perimeter(self) -> float:\n        if self.w < 0 or self.h < 0:\n"
-    "            raise ValueError(\"negative side\")\n        return 2 * (self.w + self.h)\n"
+    '            raise ValueError("negative side")\n        return 2 * (self.w + self.h)\n'
 )
 EXISTING = "from shapes import Box\n\n\ndef test_area():\n    assert Box(2, 3).area() == 6\n"
 # One test, but it pins every way the new method could go wrong.
@@ -42,7 +42,9 @@ NEW = (
 
 def _candidate(**changes: object) -> ExtendCandidate:
     fields: dict[str, object] = {
-        "task_id": "boxes-extend-2", "partition_key": "boxes", "request_number": 2,
+        "task_id": "boxes-extend-2",
+        "partition_key": "boxes",
+        "request_number": 2,
         "request": "Add a perimeter() method to Box that rejects negative sides with ValueError('negative side').",
         "timestamp": "2025-06-01T12:00:00Z",
         "base_files": {"requirements.txt": "attrs\n", "shapes.py": SHAPES, "tests/test_shapes.py": EXISTING},
@@ -55,11 +57,15 @@ def _candidate(**changes: object) -> ExtendCandidate:
 
 def _calibrate(engine: DockerEngine, candidate: ExtendCandidate, tmp_path: Path):
     family = ExtendFamily()
-    source = TaskSource(partition_key="boxes", source_model=None, org="traj2env", wheelhouse_dir=str(tmp_path / "wheels"))
+    source = TaskSource(
+        partition_key="boxes", source_model=None, org="traj2env", wheelhouse_dir=str(tmp_path / "wheels")
+    )
     spec = family.task_spec(candidate, None, source)
     written = write_task(spec, tmp_path / "tasks")
     image = engine.build(written.environment_dir)
-    results = {result.name: result for result in run_probes(engine, image.tag, family.calibration_plan(candidate, spec, None))}
+    results = {
+        result.name: result for result in run_probes(engine, image.tag, family.calibration_plan(candidate, spec, None))
+    }
     return family.judge_calibration(candidate, results), spec, written.path, image.tag
 
 
@@ -75,7 +81,9 @@ def test_one_strong_test_with_a_declared_dependency_makes_a_task_no_shortcut_pas
     assert (verdict.facts["new_tests"], verdict.facts["discriminating_tests"]) == (1, 1)
     assert verdict.facts["mutants"] >= 5 and verdict.facts["kill_rate"] >= 0.8
 
-    matrix = engine.run_matrix(TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2)
+    matrix = engine.run_matrix(
+        TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2
+    )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0
     assert set(rewards) >= {"noop", "base_only", "reference_with_forgery", "report_forgery", "tests_edit"}
@@ -86,10 +94,13 @@ def test_a_conftest_that_does_not_load_on_the_base_is_existing_tests_fail(engine
     # The request adds boxes_fixtures.py and a conftest importing it: on the base the
     # conftest cannot load, so no test (existing ones included) runs there.
     base = _candidate()
-    candidate = _candidate(changed_files=base.changed_files | {
-        "boxes_fixtures.py": "UNIT = 1\n",
-        "conftest.py": "import boxes_fixtures  # noqa: F401\n",
-    })
+    candidate = _candidate(
+        changed_files=base.changed_files
+        | {
+            "boxes_fixtures.py": "UNIT = 1\n",
+            "conftest.py": "import boxes_fixtures  # noqa: F401\n",
+        }
+    )
     verdict, *_ = _calibrate(engine, candidate, tmp_path)
 
     assert verdict.drop is not None and verdict.drop.reason == "existing_tests_fail", verdict.drop
@@ -115,7 +126,9 @@ def test_an_existing_test_failing_before_and_after_the_request_is_left_out_and_t
     calibrated = family.calibrated_spec(candidate, spec, verdict)
     assert calibrated.tests is not None and calibrated.tests.gate_test_ids == ["tests/test_shapes.py::test_area"]
     written = write_task(calibrated, tmp_path / "calibrated")
-    matrix = engine.run_matrix(TrialTask(image=tag, task_dir=written.path), controls=family.controls(candidate), parallelism=2)
+    matrix = engine.run_matrix(
+        TrialTask(image=tag, task_dir=written.path), controls=family.controls(candidate), parallelism=2
+    )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0
     assert set(rewards.values()) == {0.0}, rewards

@@ -30,7 +30,9 @@ def _candidate(sample: str, directory: Path) -> ExtendCandidate:
     return mine_extend_candidates(record_for(EXAMPLES / sample, directory), "numstats")[0].candidate
 
 
-def _calibrate(engine: DockerEngine, candidate: ExtendCandidate, tmp_path: Path) -> tuple[dict[str, ProbeResult], Path, str]:
+def _calibrate(
+    engine: DockerEngine, candidate: ExtendCandidate, tmp_path: Path
+) -> tuple[dict[str, ProbeResult], Path, str]:
     family = ExtendFamily()
     spec = family.task_spec(candidate, None, SOURCE)
     written = write_task(spec, tmp_path / "tasks")
@@ -47,11 +49,17 @@ def test_recorded_extend_task_calibrates_and_passes_its_trial_matrix(engine: Doc
 
     verdict = family.judge_calibration(candidate, results)
     assert verdict.drop is None, verdict.drop
-    assert (verdict.facts["new_tests"], verdict.facts["existing_tests"], verdict.facts["discriminating_tests"]) == (11, 6, 11)
+    assert (verdict.facts["new_tests"], verdict.facts["existing_tests"], verdict.facts["discriminating_tests"]) == (
+        11,
+        6,
+        11,
+    )
     assert verdict.facts["mutants"] == 22 and verdict.facts["kill_rate"] >= 0.5
     print(f"calibration: {time.monotonic() - started:.1f} s; {verdict.facts}")
 
-    matrix = engine.run_matrix(TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2)
+    matrix = engine.run_matrix(
+        TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2
+    )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0
     assert set(rewards) >= {"noop", "base_only", "reference_with_forgery", "report_forgery", "tests_edit"}

@@ -5,6 +5,7 @@ doing it again works."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -74,10 +75,8 @@ class SocketProxy:
         self._server.close()
         with self._lock:
             for connection in self._open:
-                try:
+                with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 connection.close()
 
 
@@ -149,10 +148,17 @@ def test_an_image_removed_between_stages_is_rebuilt_from_the_staged_environment_
     environment.mkdir(parents=True)
     (environment / "Dockerfile").write_text(f"FROM python:3.13-slim\nRUN echo {uuid.uuid4().hex} > /marker\n")
     image = engine.build(environment)
-    status = save_status(workspace, CandidateStatus(
-        family=ref.family, partition_key=ref.partition_key, task_id=ref.task_id, reward_kind="binary",
-        reached="image", image=ImageRecord(spec_key="spec", staged_path=str(environment.parent), tag=image.tag),
-    ))
+    status = save_status(
+        workspace,
+        CandidateStatus(
+            family=ref.family,
+            partition_key=ref.partition_key,
+            task_id=ref.task_id,
+            reward_kind="binary",
+            reached="image",
+            image=ImageRecord(spec_key="spec", staged_path=str(environment.parent), tag=image.tag),
+        ),
+    )
     try:
         assert with_image_present(workspace, engine, status) == status, "a present image is used as it is"
         engine.client.images.remove(image.tag, force=True)

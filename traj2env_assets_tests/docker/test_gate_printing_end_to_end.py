@@ -62,7 +62,9 @@ def test_special_casing_the_printed_tests_scores_0(engine: DockerEngine, publish
     _, task = published
     image = engine.build(task / "environment")
     matrix = engine.run_matrix(
-        engine.trial_task(image, task), [ReferenceControl(), NoopControl(), SpecialCased()], parallelism=2,
+        engine.trial_task(image, task),
+        [ReferenceControl(), NoopControl(), SpecialCased()],
+        parallelism=2,
     )
     rewards = matrix.rewards()
     assert rewards == {"reference": 1.0, "noop": 0.0, "printed_special_case": 0.0}, matrix.results

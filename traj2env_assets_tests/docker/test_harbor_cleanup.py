@@ -20,7 +20,10 @@ def test_a_trials_leftover_container_network_and_volume_are_removed(engine: Dock
     network = client.networks.create(f"{project}_default", labels=labels)
     volume = client.volumes.create(f"{project}_logs", labels=labels)
     container = client.containers.create(
-        "python:3.13-slim", ["sleep", "60"], labels=labels, network=network.name,
+        "python:3.13-slim",
+        ["sleep", "60"],
+        labels=labels,
+        network=network.name,
         volumes={volume.name: {"bind": "/logs", "mode": "rw"}},
     )
     container.start()

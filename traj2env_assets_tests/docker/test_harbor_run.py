@@ -30,7 +30,6 @@ from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 pytestmark = pytest.mark.docker
 
 
-
 def _harbor_leftovers(client: docker.DockerClient, task_ids: list[str]) -> list[str]:
     """Compose containers, networks and volumes of these tasks' trials that still exist."""
     compose = {"label": "com.docker.compose.project"}
@@ -61,7 +60,9 @@ def extend_written(tmp_path_factory: pytest.TempPathFactory) -> WrittenTask:
 
 @pytest.fixture(scope="module")
 def harbor_dataset(
-    tmp_path_factory: pytest.TempPathFactory, python_written: WrittenTask, node_written: WrittenTask,
+    tmp_path_factory: pytest.TempPathFactory,
+    python_written: WrittenTask,
+    node_written: WrittenTask,
     extend_written: WrittenTask,
     build_written: WrittenTask,
 ) -> Path:

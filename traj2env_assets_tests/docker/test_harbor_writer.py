@@ -49,10 +49,14 @@ def test_task_toml_records_provenance_separate_verifier_and_timeouts(tmp_path: P
 
 def test_environment_holds_neither_tests_nor_solution(tmp_path: Path) -> None:
     task = write_task(python_task(), tmp_path)
-    environment = sorted(p.relative_to(task.environment_dir).as_posix()
-                         for p in task.environment_dir.rglob("*") if p.is_file())
+    environment = sorted(
+        p.relative_to(task.environment_dir).as_posix() for p in task.environment_dir.rglob("*") if p.is_file()
+    )
     assert environment == [
-        "Dockerfile", "workspace/calc.py", "workspace/pyproject.toml", "workspace/tests/test_calc.py",
+        "Dockerfile",
+        "workspace/calc.py",
+        "workspace/pyproject.toml",
+        "workspace/tests/test_calc.py",
     ]
     assert "return a - b" in (task.environment_dir / "workspace" / "calc.py").read_text()
     assert "return a + b" in (task.solution_dir / "files" / "calc.py").read_text()
@@ -99,9 +103,20 @@ def test_a_solution_that_changes_restored_files_is_rejected() -> None:
 
 @pytest.mark.parametrize(
     ("path", "is_test"),
-    [("tests/test_a.py", True), ("a/spec/x.json", True), ("test_a.py", True), ("a_test.py", True),
-     ("src/slug.test.js", True), ("lib/x.spec.ts", True), ("test-utils.mjs", True), ("test.js", True),
-     ("src/app.py", False), ("contest.py", False), ("latest.js", False), ("testing/helpers.py", False)],
+    [
+        ("tests/test_a.py", True),
+        ("a/spec/x.json", True),
+        ("test_a.py", True),
+        ("a_test.py", True),
+        ("src/slug.test.js", True),
+        ("lib/x.spec.ts", True),
+        ("test-utils.mjs", True),
+        ("test.js", True),
+        ("src/app.py", False),
+        ("contest.py", False),
+        ("latest.js", False),
+        ("testing/helpers.py", False),
+    ],
 )
 def test_test_paths_are_recognised_by_folder_and_name(path: str, is_test: bool) -> None:
     assert is_test_path(path) is is_test

@@ -10,8 +10,8 @@ import pytest
 from traj2env_assets.docker_engine.connection import engine_platform
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import (
-    BuiltImage,
     IMAGE_BUILD_FAILED,
+    BuiltImage,
     ImageBuildFailedError,
     build_image,
     context_hash,
@@ -43,9 +43,7 @@ def test_identical_context_builds_once(engine: DockerEngine, tmp_path: Path) -> 
     assert second.tag == first.tag and second.image_id == first.image_id
 
 
-def test_images_carry_project_labels_and_content_hash(
-    engine: DockerEngine, python_image: BuiltImage
-) -> None:
+def test_images_carry_project_labels_and_content_hash(engine: DockerEngine, python_image: BuiltImage) -> None:
     labels = engine.client.images.get(python_image.tag).labels
     assert labels[PROJECT_LABEL] == "traj2env"
     assert labels[ROLE_LABEL] == "task-image"
@@ -69,9 +67,7 @@ def test_native_platform_resolves_to_the_engine(engine: DockerEngine, tmp_path: 
     assert image.platform == engine_platform(engine.client)
 
 
-def test_failed_build_reports_image_build_failed_with_log_tail(
-    engine: DockerEngine, tmp_path: Path
-) -> None:
+def test_failed_build_reports_image_build_failed_with_log_tail(engine: DockerEngine, tmp_path: Path) -> None:
     context = _context(tmp_path, "FROM python:3.13-slim\nRUN echo about-to-fail && exit 3\n")
     with pytest.raises(ImageBuildFailedError) as failure:
         engine.build(context)

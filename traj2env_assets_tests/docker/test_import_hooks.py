@@ -151,7 +151,10 @@ def integrity_problems(image: str, project: dict[str, str], tmp_path: Path, as_r
     )
     result = subprocess.run(
         ["docker", "run", "--rm", "--network", "none", "-v", f"{tmp_path}:/src:ro", image, "sh", "-euc", script],
-        check=False, capture_output=True, text=True, timeout=180,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert result.returncode == 0, result.stderr
     records = [json.loads(json.loads(line)["body"]) for line in result.stdout.splitlines() if line.strip()]
@@ -173,7 +176,9 @@ def test_a_hook_installed_by_a_dependency_is_not_tampering(image: str, tmp_path:
         ("the submission's code under an installed file's name", {"app.py": FORGED_FILENAME + ADD}),
     ],
 )
-def test_the_same_hook_from_the_submission_is_tampering(image: str, tmp_path: Path, case: str, project: dict[str, str]) -> None:
+def test_the_same_hook_from_the_submission_is_tampering(
+    image: str, tmp_path: Path, case: str, project: dict[str, str]
+) -> None:
     assert CHANGED in integrity_problems(image, project, tmp_path), case
 
 
@@ -186,7 +191,9 @@ def test_the_same_hook_from_the_submission_is_tampering(image: str, tmp_path: Pa
         ("site-packages writable by the test user", f"chown -R tester: {SITE}"),
     ],
 )
-def test_an_installed_hook_the_run_could_have_written_is_tampering(image: str, tmp_path: Path, case: str, as_root: str) -> None:
+def test_an_installed_hook_the_run_could_have_written_is_tampering(
+    image: str, tmp_path: Path, case: str, as_root: str
+) -> None:
     assert CHANGED in integrity_problems(image, {"app.py": "import hookpkg" + ADD}, tmp_path, as_root), case
 
 
@@ -197,7 +204,11 @@ def test_a_dependencys_in_memory_modules_with_relative_names_are_not_shadowing(i
 @pytest.mark.parametrize(
     ("case", "project", "problem"),
     [
-        ("a stdlib name", {"app.py": "import colorsys" + ADD, "colorsys.py": "x = 1\n"}, "colorsys loaded from colorsys.py"),
+        (
+            "a stdlib name",
+            {"app.py": "import colorsys" + ADD, "colorsys.py": "x = 1\n"},
+            "colorsys loaded from colorsys.py",
+        ),
         (
             "a stdlib name, the file deleted once imported",
             {"app.py": "import colorsys, os\nos.remove(colorsys.__file__)" + ADD, "colorsys.py": "x = 1\n"},

@@ -26,22 +26,28 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, *, link: str = "", mode: i
 
 
 def test_sanitized_keeps_the_tree_and_drops_what_could_escape_or_escalate() -> None:
-    archive = _tar([
-        _member("workspace", tarfile.DIRTYPE, mode=0o755),
-        _member("workspace/calc.py"),
-        _member("workspace/suid", mode=0o4755),
-        _member("workspace/inner-link", tarfile.SYMTYPE, link="calc.py"),
-        _member("workspace/sub/up-link", tarfile.SYMTYPE, link="../calc.py"),
-        _member("workspace/abs-link", tarfile.SYMTYPE, link="/logs/verifier/reward.txt"),
-        _member("workspace/out-link", tarfile.SYMTYPE, link="../../etc"),
-        _member("workspace/hard", tarfile.LNKTYPE, link="../etc/passwd"),
-        _member("workspace/fifo", tarfile.FIFOTYPE),
-        _member("workspace/dev", tarfile.CHRTYPE),
-    ])
+    archive = _tar(
+        [
+            _member("workspace", tarfile.DIRTYPE, mode=0o755),
+            _member("workspace/calc.py"),
+            _member("workspace/suid", mode=0o4755),
+            _member("workspace/inner-link", tarfile.SYMTYPE, link="calc.py"),
+            _member("workspace/sub/up-link", tarfile.SYMTYPE, link="../calc.py"),
+            _member("workspace/abs-link", tarfile.SYMTYPE, link="/logs/verifier/reward.txt"),
+            _member("workspace/out-link", tarfile.SYMTYPE, link="../../etc"),
+            _member("workspace/hard", tarfile.LNKTYPE, link="../etc/passwd"),
+            _member("workspace/fifo", tarfile.FIFOTYPE),
+            _member("workspace/dev", tarfile.CHRTYPE),
+        ]
+    )
     with tarfile.open(fileobj=sanitized(archive)) as tar:
         kept = {member.name: member for member in tar}
     assert sorted(kept) == [
-        "workspace", "workspace/calc.py", "workspace/inner-link", "workspace/sub/up-link", "workspace/suid",
+        "workspace",
+        "workspace/calc.py",
+        "workspace/inner-link",
+        "workspace/sub/up-link",
+        "workspace/suid",
     ]
     assert kept["workspace/suid"].mode == 0o755
     assert kept["workspace/calc.py"].size == 3
@@ -49,22 +55,29 @@ def test_sanitized_keeps_the_tree_and_drops_what_could_escape_or_escalate() -> N
 
 def test_sanitized_resolves_link_chains_through_the_archive() -> None:
     """Each link alone stays inside; followed through each other they reach ``/``."""
-    archive = _tar([
-        _member("workspace", tarfile.DIRTYPE, mode=0o755),
-        _member("workspace/calc.py"),
-        _member("workspace/s", tarfile.SYMTYPE, link="."),
-        _member("workspace/x", tarfile.SYMTYPE, link="s/s/../../.."),
-        _member("workspace/d", tarfile.DIRTYPE, mode=0o755),
-        _member("workspace/d/up", tarfile.SYMTYPE, link=".."),
-        _member("workspace/y", tarfile.SYMTYPE, link="d/up/d/up/.."),
-        _member("workspace/loop-a", tarfile.SYMTYPE, link="loop-b"),
-        _member("workspace/loop-b", tarfile.SYMTYPE, link="loop-a"),
-        _member("workspace/via-link", tarfile.SYMTYPE, link="d/up/calc.py"),
-        _member("workspace/hard-ok", tarfile.LNKTYPE, link="workspace/calc.py"),
-    ])
+    archive = _tar(
+        [
+            _member("workspace", tarfile.DIRTYPE, mode=0o755),
+            _member("workspace/calc.py"),
+            _member("workspace/s", tarfile.SYMTYPE, link="."),
+            _member("workspace/x", tarfile.SYMTYPE, link="s/s/../../.."),
+            _member("workspace/d", tarfile.DIRTYPE, mode=0o755),
+            _member("workspace/d/up", tarfile.SYMTYPE, link=".."),
+            _member("workspace/y", tarfile.SYMTYPE, link="d/up/d/up/.."),
+            _member("workspace/loop-a", tarfile.SYMTYPE, link="loop-b"),
+            _member("workspace/loop-b", tarfile.SYMTYPE, link="loop-a"),
+            _member("workspace/via-link", tarfile.SYMTYPE, link="d/up/calc.py"),
+            _member("workspace/hard-ok", tarfile.LNKTYPE, link="workspace/calc.py"),
+        ]
+    )
     with tarfile.open(fileobj=sanitized(archive)) as tar:
         kept = sorted(member.name for member in tar)
     assert kept == [
-        "workspace", "workspace/calc.py", "workspace/d", "workspace/d/up", "workspace/hard-ok",
-        "workspace/s", "workspace/via-link",
+        "workspace",
+        "workspace/calc.py",
+        "workspace/d",
+        "workspace/d/up",
+        "workspace/hard-ok",
+        "workspace/s",
+        "workspace/via-link",
     ]

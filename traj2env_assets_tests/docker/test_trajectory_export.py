@@ -74,7 +74,11 @@ def _run_harness(
         environment.update(TRAJECTORY_API_KEY=API_KEY, TRAJECTORY_BASE_URL=platform.base_url, **env)
         completed = subprocess.run(
             [sys.executable, str(spec_dir / BENCHMARK_DIR / HARNESS_FILE), "--task", TASK, "--tasks-dir", str(tasks)],
-            capture_output=True, text=True, timeout=600, env=environment, check=False,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=environment,
+            check=False,
         )
     assert completed.returncode == 0, completed.stderr[-3000:]
     return platform, json.loads(completed.stdout.strip().splitlines()[-1])
@@ -111,9 +115,7 @@ def test_harness_solving_model_scores_one(exported: ExportSummary, tasks_dir: Pa
     _assert_order(platform)
 
 
-def test_harness_non_solving_model_scores_zero_and_cannot_see_tests(
-    exported: ExportSummary, tasks_dir: Path
-) -> None:
+def test_harness_non_solving_model_scores_zero_and_cannot_see_tests(exported: ExportSummary, tasks_dir: Path) -> None:
     replies = [tool_call_reply("ls /tests /app/tasks 2>&1; cat calc.py"), final_reply("I could not fix it.")]
     platform, result = _run_harness(exported.spec_dir, tasks_dir, replies)
     assert (result["ending"], result["reward"]) == ("ENV_DONE", 0.0)
@@ -200,7 +202,9 @@ def test_push_uploads_the_context_and_one_task_per_dataset_task(exported: Export
     (task,) = platform.uploaded_tasks(op)
     assert task["name"] == TASK and task["split"] == "train"  # one source: round(0.15 * 1) = 0 in test
     assert task["run_command"] == f"python3 /app/harness.py --task {TASK}"
-    assert task["env_resources"]["docker_engine"] is True and task["runtime"]["source"]["dockerfile_path"] == "Dockerfile"
+    assert (
+        task["env_resources"]["docker_engine"] is True and task["runtime"]["source"]["dockerfile_path"] == "Dockerfile"
+    )
     assert task["env_vars"] == {"AGENT_TIMEOUT_SEC": "120", "VERIFIER_TIMEOUT_SEC": "180", "MAX_TURNS": "50"}
     assert uploaded.task_count == 1 and platform.ingestions[op]["session"]["agent_name"] == "traj2env-test"
 
@@ -210,8 +214,11 @@ def harness_image(exported: ExportSummary, engine: DockerEngine) -> Iterator[str
     """The spec's Dockerfile built as the platform would (its RUN steps check the engine
     tools, the offline wheels and ``harness.py --self-check``)."""
     image, _ = engine.client.images.build(
-        path=str(exported.spec_dir / BENCHMARK_DIR), tag="traj2env-harness-image-test:latest", rm=True,
-        forcerm=True, labels=project_labels("task-image"),
+        path=str(exported.spec_dir / BENCHMARK_DIR),
+        tag="traj2env-harness-image-test:latest",
+        rm=True,
+        forcerm=True,
+        labels=project_labels("task-image"),
     )
     yield image.id
     engine.client.images.remove(image.id, force=True)
@@ -224,7 +231,9 @@ def test_harness_image_builds_with_its_checks(harness_image: str, engine: Docker
     )
     assert output.decode().strip() == "ok: 1 tasks"
     listing = engine.client.containers.run(
-        harness_image, ["sh", "-c", "ls /app /app/tasks/calc-fix; command -v dockerd docker"], remove=True,
+        harness_image,
+        ["sh", "-c", "ls /app /app/tasks/calc-fix; command -v dockerd docker"],
+        remove=True,
         network_mode="none",
     ).decode()
     assert "solution" not in listing and "tasks.tar.gz" not in listing and "/usr/sbin/dockerd" in listing
@@ -241,7 +250,10 @@ def test_harness_runs_inside_its_image(harness_image: str, engine: DockerEngine)
     over the host network."""
     with running_platform([tool_call_reply(FIX), final_reply()]) as platform:
         output = engine.client.containers.run(
-            harness_image, ["python3", "/app/harness.py", "--task", TASK], remove=True, network_mode="host",
+            harness_image,
+            ["python3", "/app/harness.py", "--task", TASK],
+            remove=True,
+            network_mode="host",
             environment={"TRAJECTORY_API_KEY": API_KEY, "TRAJECTORY_BASE_URL": platform.base_url},
             volumes={"/var/run/docker.sock": {"bind": "/var/run/docker.sock", "mode": "rw"}},
         )

@@ -12,9 +12,9 @@ from traj2env_assets.docker_engine.controls import (
     DEFAULT_CONTROLS,
     AgentAction,
     Control,
+    EditTestsControl,
     ForgeRewardControl,
     PytestHookControl,
-    EditTestsControl,
 )
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
@@ -116,7 +116,10 @@ def test_tamper_controls_fool_a_naive_in_place_pytest_run(
     """The zeros above come from the verifier's defences: in place, each control wins."""
     action = control.action(python_trial.task_dir)
     with sandbox(
-        engine.client, python_trial.image, role="agent", limits=ContainerLimits(),
+        engine.client,
+        python_trial.image,
+        role="agent",
+        limits=ContainerLimits(),
         labels=engine.container_labels,
     ) as box:
         put_files(box, action.files)
@@ -128,7 +131,10 @@ def test_tamper_controls_fool_a_naive_in_place_pytest_run(
 def test_tests_edit_fools_a_naive_node_run(engine: DockerEngine, node_trial: TrialTask) -> None:
     action = EditTestsControl().action(node_trial.task_dir)
     with sandbox(
-        engine.client, node_trial.image, role="agent", limits=ContainerLimits(),
+        engine.client,
+        node_trial.image,
+        role="agent",
+        limits=ContainerLimits(),
         labels=engine.container_labels,
     ) as box:
         exec_with_deadline(box, action.script, timeout_s=60, workdir="/workspace")
@@ -160,12 +166,11 @@ def test_agent_wall_clock_timeout_still_verifies(engine: DockerEngine, python_tr
     assert result.reward == 0.0
 
 
-def test_only_the_submission_leaves_the_agent_container(
-    engine: DockerEngine, python_trial: TrialTask
-) -> None:
+def test_only_the_submission_leaves_the_agent_container(engine: DockerEngine, python_trial: TrialTask) -> None:
     control = ScriptControl(
-        "outside", "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
-        "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py"
+        "outside",
+        "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
+        "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py",
     )
     result = engine.run_trial(python_trial, control)
     assert result.reward == 0.0
@@ -179,16 +184,17 @@ def test_containers_are_removed_when_the_verifier_phase_fails(
     (tmp_path / "solution").mkdir()
     with pytest.raises(FileNotFoundError):
         run_trial(
-            engine.client, broken, ScriptControl("noop-ish", "true"), engine.trial_settings(),
+            engine.client,
+            broken,
+            ScriptControl("noop-ish", "true"),
+            engine.trial_settings(),
             run_id="verifier-fails",
         )
     remaining = engine.client.containers.list(all=True, filters={"label": f"{RUN_LABEL}=verifier-fails"})
     assert remaining == []
 
 
-def test_an_interrupted_matrix_removes_every_container(
-    engine: DockerEngine, python_trial: TrialTask
-) -> None:
+def test_an_interrupted_matrix_removes_every_container(engine: DockerEngine, python_trial: TrialTask) -> None:
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         run_matrix(

@@ -48,8 +48,7 @@ def test_generator_reproduces_committed_samples(tmp_path: Path) -> None:
     generator = load_generator()
     node_version = installed_node_version()
     if node_version != generator.RECORDED_NODE_VERSION:
-        pytest.skip(f"samples were recorded with node {generator.RECORDED_NODE_VERSION}, "
-                    f"found {node_version}")
+        pytest.skip(f"samples were recorded with node {generator.RECORDED_NODE_VERSION}, found {node_version}")
     generator.generate(tmp_path)
     regenerated = {
         path.relative_to(tmp_path).as_posix(): path.read_bytes()
@@ -80,9 +79,7 @@ def test_atif_sample_validates(path: Path) -> None:
     HarborTrajectory.model_validate(document)
 
 
-@pytest.mark.parametrize(
-    "path", JSONL_SAMPLES, ids=lambda path: path.relative_to(TRAJECTORIES_DIR).as_posix()
-)
+@pytest.mark.parametrize("path", JSONL_SAMPLES, ids=lambda path: path.relative_to(TRAJECTORIES_DIR).as_posix())
 def test_jsonl_sample_lines_parse(path: Path) -> None:
     lines = path.read_text(encoding="utf-8").splitlines()
     assert lines
@@ -153,8 +150,12 @@ def test_extend_samples_hold_several_user_requests_in_every_format() -> None:
     for name, requests in expected.items():
         atif_steps = json.loads((TRAJECTORIES_DIR / "atif" / f"{name}.json").read_text())["steps"]
         assert sum(step["source"] == "user" for step in atif_steps) == requests
-        claude = [json.loads(line) for line in (TRAJECTORIES_DIR / "claude-code" / f"{name}.jsonl").read_text().splitlines()]
-        assert sum(line["type"] == "user" and isinstance(line["message"]["content"], str) for line in claude) == requests
+        claude = [
+            json.loads(line) for line in (TRAJECTORIES_DIR / "claude-code" / f"{name}.jsonl").read_text().splitlines()
+        ]
+        assert (
+            sum(line["type"] == "user" and isinstance(line["message"]["content"], str) for line in claude) == requests
+        )
         codex = [json.loads(line) for line in (TRAJECTORIES_DIR / "codex" / f"{name}.jsonl").read_text().splitlines()]
         assert sum(line["payload"].get("type") == "task_started" for line in codex) == requests
         pi = [json.loads(line) for line in (TRAJECTORIES_DIR / "pi" / f"{name}.jsonl").read_text().splitlines()]

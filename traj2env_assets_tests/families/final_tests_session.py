@@ -28,11 +28,7 @@ CHECK = "python -m pytest -q"
 MODULE = "pkg/mod.py"
 TESTS = "tests/test_mod.py"
 OLD_MODULE = (
-    "def total(prices):\n"
-    "    return sum(prices)\n"
-    "\n\n"
-    "def discount(price, percent):\n"
-    "    return price - percent\n"
+    "def total(prices):\n    return sum(prices)\n\n\ndef discount(price, percent):\n    return price - percent\n"
 )
 NEW_MODULE = OLD_MODULE.replace("    return price - percent\n", "    return price * (100 - percent) / 100\n")
 OLD_TESTS = (
@@ -95,23 +91,62 @@ def write_final_tests_session(path: Path, session_id: str = "sess-final-tests") 
         ("Bash", {"command": CHECK}, FAILING_OUTPUT, True),
         (
             "Edit",
-            {"file_path": f"{ROOT}/{MODULE}", "old_string": "    return price - percent\n",
-             "new_string": "    return price * (100 - percent) / 100\n"},
-            "The file has been updated successfully.", False,
+            {
+                "file_path": f"{ROOT}/{MODULE}",
+                "old_string": "    return price - percent\n",
+                "new_string": "    return price * (100 - percent) / 100\n",
+            },
+            "The file has been updated successfully.",
+            False,
         ),
-        ("Write", {"file_path": f"{ROOT}/{TESTS}", "content": NEW_TESTS}, "The file has been updated successfully.", False),
+        (
+            "Write",
+            {"file_path": f"{ROOT}/{TESTS}", "content": NEW_TESTS},
+            "The file has been updated successfully.",
+            False,
+        ),
         ("Bash", {"command": CHECK}, PASSING_OUTPUT, False),
     ]
     lines = [
-        claude_line("user", "u0", "Write the shop module with total() and discount() and make its tests pass.",
-                    ts="2026-03-02T09:00:00Z", cwd=ROOT, sessionId=session_id),
+        claude_line(
+            "user",
+            "u0",
+            "Write the shop module with total() and discount() and make its tests pass.",
+            ts="2026-03-02T09:00:00Z",
+            cwd=ROOT,
+            sessionId=session_id,
+        ),
     ]
     for number, (tool, arguments, result, is_error) in enumerate(steps, start=1):
         call = f"call{number}"
-        lines.append(claude_line("assistant", f"a{number}", [tool_use(call, tool, **arguments)],
-                                 ts=f"2026-03-02T09:00:{2 * number:02d}Z", cwd=ROOT, sessionId=session_id))
-        lines.append(claude_line("user", f"r{number}", [tool_result(call, result, is_error=is_error)],
-                                 ts=f"2026-03-02T09:00:{2 * number + 1:02d}Z", cwd=ROOT, sessionId=session_id))
-    lines.append(claude_line("assistant", "done", [{"type": "text", "text": "discount() is fixed; 5 tests pass."}],
-                             ts="2026-03-02T09:01:00Z", cwd=ROOT, sessionId=session_id))
+        lines.append(
+            claude_line(
+                "assistant",
+                f"a{number}",
+                [tool_use(call, tool, **arguments)],
+                ts=f"2026-03-02T09:00:{2 * number:02d}Z",
+                cwd=ROOT,
+                sessionId=session_id,
+            )
+        )
+        lines.append(
+            claude_line(
+                "user",
+                f"r{number}",
+                [tool_result(call, result, is_error=is_error)],
+                ts=f"2026-03-02T09:00:{2 * number + 1:02d}Z",
+                cwd=ROOT,
+                sessionId=session_id,
+            )
+        )
+    lines.append(
+        claude_line(
+            "assistant",
+            "done",
+            [{"type": "text", "text": "discount() is fixed; 5 tests pass."}],
+            ts="2026-03-02T09:01:00Z",
+            cwd=ROOT,
+            sessionId=session_id,
+        )
+    )
     return write_jsonl(path, lines)

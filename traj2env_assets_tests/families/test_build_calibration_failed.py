@@ -48,10 +48,14 @@ def test_hidden_tests_that_kill_the_calibration_drop_the_build_candidate_as_cali
             image_tag = status.image.tag if status.image and status.image.built else None
 
             assert (candidate["status"], candidate["reason"], candidate["dropped_at"]) == (
-                "dropped", "calibration_failed", "calibration",
+                "dropped",
+                "calibration_failed",
+                "calibration",
             ), candidate
             # SIGKILL: the shell reports 128 + 9.
-            assert candidate["detail"].startswith("the calibration printed no results (exit 137): "), candidate["detail"]
+            assert candidate["detail"].startswith("the calibration printed no results (exit 137): "), candidate[
+                "detail"
+            ]
             assert "TRAJ2ENV-PYTEST-PROBE" not in candidate["detail"]
             assert status.image is not None and status.image.tag, "the image was there to calibrate in"
             assert status.drop is not None and status.drop.reason == "calibration_failed"

@@ -41,7 +41,14 @@ def test_the_project_is_taken_where_the_first_request_ends(tmp_path: Path) -> No
     session = (
         _session()
         .user("Now add sub().")
-        .call("Edit", {"file_path": "calc.py", "old_string": "return a + b", "new_string": "return a + b\n\n\ndef sub(a, b):\n    return a - b"})
+        .call(
+            "Edit",
+            {
+                "file_path": "calc.py",
+                "old_string": "return a + b",
+                "new_string": "return a + b\n\n\ndef sub(a, b):\n    return a - b",
+            },
+        )
     )
     [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
     assert mined.drop is None and mined.task_id == "sess-build"
@@ -76,10 +83,7 @@ def test_a_python_module_that_existed_before_is_not_a_built_project(tmp_path: Pa
 
 
 def test_a_lost_file_drops_the_candidate(tmp_path: Path) -> None:
-    session = (
-        _session()
-        .call("Edit", {"file_path": "calc.py", "old_string": "no such text", "new_string": "x"})
-    )
+    session = _session().call("Edit", {"file_path": "calc.py", "old_string": "no such text", "new_string": "x"})
     [mined] = mine_build_candidates(_record(session, tmp_path), "sess")
     assert mined.drop is not None and mined.drop.reason == "reference_files_lost"
 
@@ -223,7 +227,7 @@ def mean(values):
         raise ValueError("mean of nothing")
     return sum(values) / len(values)
 '''
-ARITH_TESTS = '''import pytest
+ARITH_TESTS = """import pytest
 
 from arith import add, clamp, mean, mul, sub
 
@@ -263,7 +267,7 @@ def test_mean():
 def test_mean_empty():
     with pytest.raises(ValueError):
         mean([])
-'''
+"""
 
 
 @pytest.mark.docker

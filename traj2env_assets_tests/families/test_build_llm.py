@@ -36,7 +36,7 @@ def to_roman(number: int) -> str:
 def from_roman(text: str) -> int:
     raise NotImplementedError
 '''
-ROMANS_TESTS = '''import pytest
+ROMANS_TESTS = """import pytest
 
 from romans import InvalidRomanNumeral, from_roman, to_roman
 
@@ -84,7 +84,7 @@ def test_non_standard_numerals():
 
 def test_error_is_a_value_error():
     assert issubclass(InvalidRomanNumeral, ValueError)
-'''
+"""
 ROMANS_PROPOSAL = {
     "contract": "`romans.to_roman(number: int) -> str` (1..3999, else ValueError); "
     "`romans.from_roman(text: str) -> int` (case-insensitive; non-standard numerals raise "
@@ -123,13 +123,17 @@ def test_fake_provider_replies_and_spend_cap_reach_the_report(
 
     build.run(propose_only=True, jobs=1)
 
-    outcomes = {c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()}
+    outcomes = {
+        c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()
+    }
     assert outcomes["romans/__init__.py"]["status"] == "passed_proposal"
     assert (outcomes["intervals.py"]["reason"], outcomes["intervals.py"]["proposal"]["decline_reason"]) == (
-        "llm_declined", "refusal",
+        "llm_declined",
+        "refusal",
     )
     assert (outcomes["slugify.py"]["reason"], outcomes["slugify.py"]["proposal"]["decline_reason"]) == (
-        "llm_declined", "truncated",
+        "llm_declined",
+        "truncated",
     )
     assert outcomes["none"]["reason"] == "not_python"
     assert fake_provider.request_count == 3
@@ -142,11 +146,14 @@ def test_fake_provider_replies_and_spend_cap_reach_the_report(
     # after the first call (a run overshoots by the calls in flight). The valid reply is
     # reused for free.
     build.run(propose_only=True, jobs=1, max_llm_spend_usd=1e-9)
-    outcomes = {c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()}
+    outcomes = {
+        c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()
+    }
     assert outcomes["romans/__init__.py"]["status"] == "passed_proposal"
     assert outcomes["romans/__init__.py"]["proposal"]["cache_hit"] is True
     assert sorted(outcomes[name]["reason"] for name in ("intervals.py", "slugify.py")) == [
-        "budget_exhausted", "llm_declined",
+        "budget_exhausted",
+        "llm_declined",
     ]
     assert fake_provider.request_count == 4
 

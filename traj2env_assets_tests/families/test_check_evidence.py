@@ -25,8 +25,7 @@ CWD = "/home/dev/calc"
 BUGGY = "def add(a, b):\n    return a - b\n"
 TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 FAILURE = (
-    "Exit code 1\n============ FAILURES ============\nFAILED test_calc.py::test_add - assert -1 == 5\n"
-    "1 failed in 0.01s"
+    "Exit code 1\n============ FAILURES ============\nFAILED test_calc.py::test_add - assert -1 == 5\n1 failed in 0.01s"
 )
 
 
@@ -41,7 +40,9 @@ def _session_lines() -> list[dict]:
         ("b2", "Bash", {"command": "python -m pytest -q"}, "1 passed in 0.01s", False),
     ]
     for index, (call_id, name, arguments, output, is_error) in enumerate(calls, start=1):
-        lines.append(claude_line("assistant", f"a{index}", [tool_use(call_id, name, **arguments)], ts=ts.format(2 * index)))
+        lines.append(
+            claude_line("assistant", f"a{index}", [tool_use(call_id, name, **arguments)], ts=ts.format(2 * index))
+        )
         lines.append(
             claude_line("user", f"r{index}", [tool_result(call_id, output, is_error)], ts=ts.format(2 * index + 1))
         )
@@ -70,7 +71,9 @@ def test_an_unknown_run_breaks_the_pair(tmp_path: Path) -> None:
     lines = _session_lines()
     # A re-run between the failure and the pass whose result was never recorded.
     lines[7:7] = [
-        claude_line("assistant", "ax", [tool_use("bx", "Bash", command="python -m pytest -q")], ts="2026-03-01T10:00:07Z")
+        claude_line(
+            "assistant", "ax", [tool_use("bx", "Bash", command="python -m pytest -q")], ts="2026-03-01T10:00:07Z"
+        )
     ]
     record = record_for(_write(tmp_path / "session.jsonl", lines, cut_last=False), tmp_path / "record")
     assert [c.command for c in list(record.shell_commands())].count("python -m pytest -q") == 3
@@ -98,7 +101,11 @@ def test_outcome_needs_an_exit_code_or_a_runner_summary(output: str, exit_code: 
 @pytest.mark.parametrize(
     ("command", "output", "outcome"),
     [
-        ("python -m unittest", "...\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK\n", "passed"),
+        (
+            "python -m unittest",
+            "...\n----------------------------------------------------------------------\nRan 3 tests in 0.001s\n\nOK\n",
+            "passed",
+        ),
         ("node --test", "\u2139 tests 4\n\u2139 pass 4\n\u2139 fail 0\n", "passed"),
         ("node --test", "\u2139 tests 4\n\u2139 pass 3\n\u2139 fail 1\n", "failed"),
         ("ruff check .", "All checks passed!\n", "passed"),
@@ -146,12 +153,22 @@ def test_a_file_that_failed_to_import_must_fail_the_same_way_in_the_image(in_ima
     check = recognise_check("python -m pytest -q", {})
     assert check is not None
     candidate = RepairCandidate(
-        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=2,
-        failing_ids=["test_calc.py"], failure_output=_collection_error("NameError: name 'x' is not defined"),
+        task_id="t",
+        partition_key="p",
+        check=check,
+        fail_command_index=1,
+        pass_command_index=2,
+        fail_exit_code=2,
+        failing_ids=["test_calc.py"],
+        failure_output=_collection_error("NameError: name 'x' is not defined"),
         fix_hash="abc",
     )
-    run = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=_collection_error(in_image), seconds=1.0)
-    on_reference = ProbeResult(name=REFERENCE_PROBE, exit_code=0, timed_out=False, output_tail="1 passed in 0.01s\n", seconds=1.0)
+    run = ProbeResult(
+        name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=_collection_error(in_image), seconds=1.0
+    )
+    on_reference = ProbeResult(
+        name=REFERENCE_PROBE, exit_code=0, timed_out=False, output_tail="1 passed in 0.01s\n", seconds=1.0
+    )
     verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: run, REFERENCE_PROBE: on_reference})
     assert (verdict.drop is not None) == dropped
     if dropped:
@@ -164,11 +181,20 @@ def _judged_with_reference(failing_ids: list[str], reference_output: str):
     when the image fails the same way and ``reference_output`` is the check with the fix."""
     check = recognise_check("python -m pytest -q", {})
     assert check is not None
-    failure = "".join(f"ERROR {path} - NameError: name 'x' is not defined\n" for path in failing_ids) + "2 errors in 0.05s\n"
+    failure = (
+        "".join(f"ERROR {path} - NameError: name 'x' is not defined\n" for path in failing_ids) + "2 errors in 0.05s\n"
+    )
     candidate = RepairCandidate(
-        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=2,
-        failing_ids=failing_ids, failure_output=failure, fix_hash="abc",
-        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+        task_id="t",
+        partition_key="p",
+        check=check,
+        fail_command_index=1,
+        pass_command_index=2,
+        fail_exit_code=2,
+        failing_ids=failing_ids,
+        failure_output=failure,
+        fix_hash="abc",
+        project_files=dict.fromkeys(("test_calc.py", "test_data.py"), "from calc import add\n"),
     )
     before = ProbeResult(name=CHECK_PROBE, exit_code=2, timed_out=False, output_tail=failure, seconds=1.0)
     after = ProbeResult(name=REFERENCE_PROBE, exit_code=1, timed_out=False, output_tail=reference_output, seconds=1.0)
@@ -177,7 +203,8 @@ def _judged_with_reference(failing_ids: list[str], reference_output: str):
 
 def test_tests_the_image_fails_with_the_reference_are_deselected_and_their_files_untracked() -> None:
     verdict = _judged_with_reference(
-        ["test_calc.py", "test_data.py"], "FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed, 2 passed\n"
+        ["test_calc.py", "test_data.py"],
+        "FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed, 2 passed\n",
     )
     assert verdict.drop is None
     assert verdict.facts["tracked_failing_ids"] == ["test_calc.py"]
@@ -192,7 +219,10 @@ def test_tests_the_image_fails_with_the_reference_are_deselected_and_their_files
         # A file fails to import with the fix too: not a test that can be deselected.
         (["test_calc.py", "test_data.py"], "ERROR test_data.py - FileNotFoundError: data.json\n1 passed, 1 error\n"),
         # A recorded failure still fails with the fix.
-        (["test_calc.py::test_add", "test_data.py"], "FAILED test_calc.py::test_add - assert 1 == 2\n1 failed, 1 passed\n"),
+        (
+            ["test_calc.py::test_add", "test_data.py"],
+            "FAILED test_calc.py::test_add - assert 1 == 2\n1 failed, 1 passed\n",
+        ),
     ],
     ids=["nothing-left", "file-fails-to-import", "recorded-failure"],
 )
@@ -204,7 +234,9 @@ def test_a_reference_the_image_fails_is_dropped_when_deselection_would_leave_no_
     assert verdict.drop.detail.startswith("with the fix's code the check does not pass in the image")
 
 
-@pytest.mark.parametrize(("also_fails", "dropped"), [("test_data.py::test_profile", False), ("test_data.py::test_other", True)])
+@pytest.mark.parametrize(
+    ("also_fails", "dropped"), [("test_data.py::test_profile", False), ("test_data.py::test_other", True)]
+)
 def test_a_failure_before_the_fix_that_the_reference_fails_too_does_not_make_the_run_differ(
     also_fails: str, dropped: bool
 ) -> None:
@@ -214,16 +246,29 @@ def test_a_failure_before_the_fix_that_the_reference_fails_too_does_not_make_the
     check = recognise_check("python -m pytest -q", {})
     assert check is not None
     candidate = RepairCandidate(
-        task_id="t", partition_key="p", check=check, fail_command_index=1, pass_command_index=2, fail_exit_code=1,
-        failing_ids=["test_calc.py::test_add"], failure_output=FAILURE, fix_hash="abc",
-        project_files={path: "from calc import add\n" for path in ("test_calc.py", "test_data.py")},
+        task_id="t",
+        partition_key="p",
+        check=check,
+        fail_command_index=1,
+        pass_command_index=2,
+        fail_exit_code=1,
+        failing_ids=["test_calc.py::test_add"],
+        failure_output=FAILURE,
+        fix_hash="abc",
+        project_files=dict.fromkeys(("test_calc.py", "test_data.py"), "from calc import add\n"),
     )
     before = ProbeResult(
-        name=CHECK_PROBE, exit_code=1, timed_out=False, seconds=1.0,
+        name=CHECK_PROBE,
+        exit_code=1,
+        timed_out=False,
+        seconds=1.0,
         output_tail=f"FAILED test_calc.py::test_add - assert -1 == 5\nFAILED {also_fails} - FileNotFoundError\n2 failed\n",
     )
     after = ProbeResult(
-        name=REFERENCE_PROBE, exit_code=1, timed_out=False, seconds=1.0,
+        name=REFERENCE_PROBE,
+        exit_code=1,
+        timed_out=False,
+        seconds=1.0,
         output_tail="FAILED test_data.py::test_profile - FileNotFoundError: data.json\n1 failed, 1 passed\n",
     )
     verdict = RepairFamily().judge_calibration(candidate, {CHECK_PROBE: before, REFERENCE_PROBE: after})

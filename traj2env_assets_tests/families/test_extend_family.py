@@ -157,8 +157,10 @@ def test_a_lost_python_source_file_drops_the_candidate(tmp_path: Path) -> None:
 
 
 def test_a_request_that_only_lost_a_doc_is_not_python(tmp_path: Path) -> None:
-    session = _calc_session().user("Reword the README.").call(
-        "Edit", {"file_path": "README.md", "old_string": "no such text", "new_string": "x"}
+    session = (
+        _calc_session()
+        .user("Reword the README.")
+        .call("Edit", {"file_path": "README.md", "old_string": "no such text", "new_string": "x"})
     )
     mining = _mine_session(_record(session, tmp_path))
     assert [mined.drop.reason if mined.drop else None for mined in mining.candidates] == ["not_python"]
@@ -183,12 +185,31 @@ def _agreeing_session(proposal: str | None) -> SessionBuilder:
     )
 
 
-@pytest.mark.parametrize("request_text", ["yes", "Do it.", "ok go ahead please", "sure", "fix it", "Implement the plan.", "Yes to all", "yes do the quickstart"])
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "yes",
+        "Do it.",
+        "ok go ahead please",
+        "sure",
+        "fix it",
+        "Implement the plan.",
+        "Yes to all",
+        "yes do the quickstart",
+    ],
+)
 def test_short_or_affirmative_requests_need_context(request_text: str) -> None:
     assert needs_context(request_text)
 
 
-@pytest.mark.parametrize("request_text", ["Add sub() with tests.", "Make the parser accept empty lines", "Yes, and also make the CSV export skip empty rows"])
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Add sub() with tests.",
+        "Make the parser accept empty lines",
+        "Yes, and also make the CSV export skip empty rows",
+    ],
+)
 def test_a_stated_request_needs_no_context(request_text: str) -> None:
     assert not needs_context(request_text)
 
@@ -231,7 +252,10 @@ def test_pytest_ids_leave_out_parametrized_tests_and_classes_with_init() -> None
         "class TestGroup:\n    def test_b(self):\n        pass\n    def helper(self):\n        pass\n\n"
         "class TestInit:\n    def __init__(self):\n        pass\n    def test_c(self):\n        pass\n"
     )
-    assert sorted(functions_of("tests/test_x.py", source)) == ["tests/test_x.py::TestGroup::test_b", "tests/test_x.py::test_a"]
+    assert sorted(functions_of("tests/test_x.py", source)) == [
+        "tests/test_x.py::TestGroup::test_b",
+        "tests/test_x.py::test_a",
+    ]
     assert functions_of("tests/test_bad.py", "def test_(:\n") == {}
 
 
@@ -253,9 +277,11 @@ def test_recorded_spec_splits_new_and_existing_tests_and_hides_the_new_ones(feat
 
 def test_recorded_contract_names_new_and_changed_public_code_only() -> None:
     base = {"m.py": "def keep():\n    return 1\n\ndef change():\n    return 1\n"}
-    changed = {"m.py": "def keep():\n    return 1\n\ndef change():\n    return 2\n\ndef _hidden():\n    pass\n\n"
-                       "class Shape:\n    '''A shape.'''\n    def area(self) -> float:\n        return 0.0\n",
-               "tests/test_m.py": "def test_x():\n    pass\n"}
+    changed = {
+        "m.py": "def keep():\n    return 1\n\ndef change():\n    return 2\n\ndef _hidden():\n    pass\n\n"
+        "class Shape:\n    '''A shape.'''\n    def area(self) -> float:\n        return 0.0\n",
+        "tests/test_m.py": "def test_x():\n    pass\n",
+    }
     text = recorded_contract(base, changed, ["old.py"])
     assert "`def change()`" in text and "`class Shape`: A shape." in text and "method `def area(self) -> float`" in text
     assert "keep" not in text and "_hidden" not in text and "test_m" not in text
@@ -318,8 +344,11 @@ def _mutation(statuses: str) -> str:
 
 
 def _results(base: str, reference: str, mutants: str | None) -> dict[str, ProbeResult]:
-    results = {"base": _result("base", base), "reference_1": _result("reference_1", reference),
-               "reference_2": _result("reference_2", reference)}
+    results = {
+        "base": _result("base", base),
+        "reference_1": _result("reference_1", reference),
+        "reference_2": _result("reference_2", reference),
+    }
     if mutants is not None:
         results["mutants"] = _result("mutants", mutants)
     return results
@@ -327,7 +356,9 @@ def _results(base: str, reference: str, mutants: str | None) -> dict[str, ProbeR
 
 def test_judge_keeps_a_discriminating_split_with_strong_tests(feature: ExtendCandidate) -> None:
     count = len(changed_code_mutants(feature))
-    verdict = judge(feature, _results(_split("FFFFFE", "PPP"), _split("PPPPPP", "PPP"), _mutation("k" * (count - 1) + "s")))
+    verdict = judge(
+        feature, _results(_split("FFFFFE", "PPP"), _split("PPPPPP", "PPP"), _mutation("k" * (count - 1) + "s"))
+    )
     assert verdict.drop is None
     assert (verdict.facts["discriminating_tests"], verdict.facts["mutants"]) == (6, count)
     assert verdict.facts["kill_rate"] == round((count - 1) / count, 3)
@@ -337,7 +368,12 @@ def test_judge_keeps_a_discriminating_split_with_strong_tests(feature: ExtendCan
     ("base", "reference", "statuses", "reason"),
     [
         (_split("FFFFFF", "PPP"), "pytest crashed", "k", "calibration_failed"),
-        (_split("MMMMMM", "PPP", not_loaded_before=["tests/test_a.py"]), _split("PPPPPP", "PPP"), "k", "tests_not_collected_before"),
+        (
+            _split("MMMMMM", "PPP", not_loaded_before=["tests/test_a.py"]),
+            _split("PPPPPP", "PPP"),
+            "k",
+            "tests_not_collected_before",
+        ),
         (_split("FFFFFF", "PPP"), _split("PPPPPF", "PPP"), "k", "tests_fail_on_reference"),
         (_split("FFFFFF", "PFP"), _split("PPPPPP", "PPP"), "k", "existing_tests_fail"),
         (_split("FFFFFP", "PPP"), _split("PPPPPP", "PPP"), "k", "weak_tests"),
@@ -374,10 +410,12 @@ def test_the_kill_rate_floor_is_80_percent_under_5_tests_and_50_from_5(
 
 def test_a_change_with_few_mutants_is_weak_however_many_die(feature: ExtendCandidate) -> None:
     # One small function: a single test killing its few mutants proves little.
-    small = feature.model_copy(update={
-        "base_files": {"m.py": "X = 1\n"},
-        "changed_files": {"m.py": "X = 1\n\ndef double(x):\n    return x * 2\n"},
-    })
+    small = feature.model_copy(
+        update={
+            "base_files": {"m.py": "X = 1\n"},
+            "changed_files": {"m.py": "X = 1\n\ndef double(x):\n    return x * 2\n"},
+        }
+    )
     count = len(changed_code_mutants(small))
     assert 0 < count < 5
     verdict = judge(small, _results(_split("F", ""), _split("P", ""), _mutation("k" * count)))
@@ -417,8 +455,13 @@ def test_a_base_test_file_loading_nowhere_leaves_its_tests_out_of_the_regression
     error = f"{path}: E   FileNotFoundError: '/workspace/schemas/printer.schema.json'"
     # The new test file's own load error (a name the request adds) is not the left-out tests' reason.
     new_file_error = "tests/test_spread.py: E   ImportError: cannot import name 'spread'"
-    base = _split("FFFFFF", "M" * len(existing), not_loaded_before=[path], collect_errors=[path, "tests/test_spread.py"],
-                  errors=[error, new_file_error])
+    base = _split(
+        "FFFFFF",
+        "M" * len(existing),
+        not_loaded_before=[path],
+        collect_errors=[path, "tests/test_spread.py"],
+        errors=[error, new_file_error],
+    )
     reference = _split("PPPPPP", "M" * len(existing), collect_errors=[path])
     count = len(changed_code_mutants(feature))
     verdict = judge(feature, _results(base, reference, _mutation_dropping("k" * count, existing)))
@@ -440,11 +483,16 @@ def test_an_existing_test_failing_in_every_run_is_left_out_and_the_others_still_
     failing = feature.recorded_existing_tests[1]
     count = len(changed_code_mutants(feature))
     letters = "PFPPPP"
-    verdict = judge(feature, _results(_split("FFFFFF", letters), _split("PPPPPP", letters), _mutation_dropping("k" * count, [failing])))
+    verdict = judge(
+        feature,
+        _results(_split("FFFFFF", letters), _split("PPPPPP", letters), _mutation_dropping("k" * count, [failing])),
+    )
     assert verdict.drop is None, verdict.drop
     assert verdict.facts["existing_tests_left_out"] == [failing] and verdict.facts["regression_tests"] == 5
     spec = ExtendFamily().calibrated_spec(feature, extend_task_spec(feature, None, SOURCE), verdict)
-    assert spec.tests is not None and spec.tests.gate_test_ids == [t for t in feature.recorded_existing_tests if t != failing]
+    assert spec.tests is not None and spec.tests.gate_test_ids == [
+        t for t in feature.recorded_existing_tests if t != failing
+    ]
 
 
 @pytest.mark.parametrize(
@@ -492,7 +540,9 @@ def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: lis
     records.append({"kind": "end", "exit_code": 0})
     for seq, record in enumerate(records, 1):
         body = json.dumps({**record, "seq": seq})
-        lines.append(json.dumps({"body": body, "mac": hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()}))
+        lines.append(
+            json.dumps({"body": body, "mac": hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()})
+        )
     (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "tracked.txt").write_text("\n".join(new) + "\n")
     (tmp_path / "gate.txt").write_text("".join(f"{g}\n" for g in gate))
@@ -500,16 +550,30 @@ def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: lis
     (tmp_path / "tamper.json").write_text('{"findings": []}')
     script = resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py"
     subprocess.run(
-        [sys.executable, str(script), str(tmp_path / "results.jsonl"), key, str(tmp_path / "tracked.txt"),
-         str(tmp_path / "sentinels.txt"), "split", str(tmp_path / "tamper.json"), str(tmp_path), str(tmp_path / "gate.txt")],
+        [
+            sys.executable,
+            str(script),
+            str(tmp_path / "results.jsonl"),
+            key,
+            str(tmp_path / "tracked.txt"),
+            str(tmp_path / "sentinels.txt"),
+            "split",
+            str(tmp_path / "tamper.json"),
+            str(tmp_path),
+            str(tmp_path / "gate.txt"),
+        ],
         check=True,
     )
     return json.loads((tmp_path / "verdict.json").read_text())
 
 
 def test_split_reward_is_the_share_of_new_tests_when_every_existing_test_passes(tmp_path: Path) -> None:
-    verdict = _verdict(tmp_path, {"n1": "passed", "n2": "failed", "n3": "passed", "n4": "passed", "e1": "passed"},
-                       ["n1", "n2", "n3", "n4"], ["e1"])
+    verdict = _verdict(
+        tmp_path,
+        {"n1": "passed", "n2": "failed", "n3": "passed", "n4": "passed", "e1": "passed"},
+        ["n1", "n2", "n3", "n4"],
+        ["e1"],
+    )
     assert (verdict["reward"], verdict["reason"]) == (0.75, "fraction_passed")
 
 

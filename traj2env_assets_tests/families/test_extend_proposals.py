@@ -34,8 +34,10 @@ class ExtendPipeline(ToyPipeline):
 
     def pipeline(self, **options: Any) -> PipelineResource:
         config = RunConfigFile.model_validate(
-            {"source": {"path": str(self.source)},
-             "pipeline": {"options": {"families": ["extend"], "llm": PRICED_MODEL, "jobs": 2, **options}}}
+            {
+                "source": {"path": str(self.source)},
+                "pipeline": {"options": {"families": ["extend"], "llm": PRICED_MODEL, "jobs": 2, **options}},
+            }
         )
         return PipelineResource.from_settings(RunSettings.resolve(config, self.workspace.root))
 
@@ -54,7 +56,9 @@ def test_fake_provider_llm_mode_asks_once_and_the_task_tracks_the_models_tests(
     tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
 ) -> None:
     extend = ExtendPipeline(tmp_path, [SAMPLE], fake_provider, instance)
-    fake_provider.default = FakeReply(content=json.dumps({"contract": "Add `mode(values)`.", "test_module": MODEL_TESTS}))
+    fake_provider.default = FakeReply(
+        content=json.dumps({"contract": "Add `mode(values)`.", "test_module": MODEL_TESTS})
+    )
 
     result, _ = extend.run(propose_only=True)
 
@@ -65,7 +69,9 @@ def test_fake_provider_llm_mode_asks_once_and_the_task_tracks_the_models_tests(
     prompt = json.dumps(fake_provider.requests[0])
     assert "Add mode() (the most frequent value" in prompt and "def median(values)" in prompt
     assert "tests/test_numstats.py::test_mean_of_integers" in prompt
-    status = read_status(extend.workspace, CandidateRef(family="extend", partition_key=extend.keys[0], task_id=second["task_id"]))
+    status = read_status(
+        extend.workspace, CandidateRef(family="extend", partition_key=extend.keys[0], task_id=second["task_id"])
+    )
     spec = task_spec_for(extend.workspace, status, "local")
     assert spec.tests.tracked_test_ids == [f"tests/test_request_2.py::test_mode_{n}" for n in range(1, 7)]
     assert spec.tests.test_files["tests/test_request_2.py"] == MODEL_TESTS

@@ -32,7 +32,9 @@ SESSION_LABEL = "traj2env.test_session"
 
 def _containers_created(client: docker.DockerClient, session: str, since: float) -> list[str]:
     events = client.events(
-        since=int(since) - 1, until=int(time.time()) + 1, decode=True,
+        since=int(since) - 1,
+        until=int(time.time()) + 1,
+        decode=True,
         filters={"type": "container", "event": "create", "label": f"{SESSION_LABEL}={session}"},
     )
     return [event["Actor"]["Attributes"].get("traj2env.role", "?") for event in events]
@@ -45,8 +47,13 @@ def _funnel_csv(toy: ToyPipeline) -> dict[str, int]:
 
 
 def _docker_steps(result: dg.ExecuteInProcessResult) -> list[str]:
-    return sorted({event.step_key for event in result.all_events
-                   if event.is_step_start and event.step_key and "_candidate[" in event.step_key})
+    return sorted(
+        {
+            event.step_key
+            for event in result.all_events
+            if event.is_step_start and event.step_key and "_candidate[" in event.step_key
+        }
+    )
 
 
 @pytest.mark.usefixtures("toy_registered")
@@ -60,8 +67,13 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
     (tmp_path / "home").mkdir()
     image_tag = None
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
-        toy = ToyPipeline(tmp_path, ["claude-code/python-pytest-fix.jsonl"], fake_provider, instance,
-                          container_labels={SESSION_LABEL: session})
+        toy = ToyPipeline(
+            tmp_path,
+            ["claude-code/python-pytest-fix.jsonl"],
+            fake_provider,
+            instance,
+            container_labels={SESSION_LABEL: session},
+        )
         [key] = toy.keys
         try:
             started = time.time()
@@ -69,9 +81,19 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert proposed.success
             [candidate] = toy.candidates()
             assert candidate["status"] == "passed_proposal" and fake_provider.request_count == 1
-            assert _funnel_csv(toy) == {"inputs": 1, "converted": 1, "passed_gate": 1, "candidates": 1, "distinct": 1,
-                                        "built": 0, "calibrated": 0, "tried": 0, "published": 0, "accepted": 0,
-                                        "solved_in_rollouts": 0}
+            assert _funnel_csv(toy) == {
+                "inputs": 1,
+                "converted": 1,
+                "passed_gate": 1,
+                "candidates": 1,
+                "distinct": 1,
+                "built": 0,
+                "calibrated": 0,
+                "tried": 0,
+                "published": 0,
+                "accepted": 0,
+                "solved_in_rollouts": 0,
+            }
             assert _containers_created(client, session, started) == []
             assert _docker_steps(proposed) == []
             ref = CandidateRef(family="toy", partition_key=key, task_id=candidate["task_id"])
@@ -89,7 +111,9 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert status.image.built is True, "propose_only had built nothing"
             assert sorted(set(_containers_created(client, session, started))) == ["agent", "probe", "verifier"]
             assert [step.split("[")[0] for step in _docker_steps(cold)] == [
-                "calibration.calibration_candidate", "task_images.task_images_candidate", "trials.trials_candidate",
+                "calibration.calibration_candidate",
+                "task_images.task_images_candidate",
+                "trials.trials_candidate",
             ]
             assert (Path(candidate["published_path"]) / "task.toml").is_file()
             card = (Path(candidate["published_path"]) / "README.md").read_text()
@@ -100,8 +124,20 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
                 assert [row.data["task"] for row in table.records] == [candidate["task_id"]], asset
             assert all(evaluation.passed for evaluation in checks.get_asset_check_evaluations())
             assert len(checks.get_asset_check_evaluations()) == 2
-            every_stage = dict.fromkeys(("inputs", "converted", "passed_gate", "candidates", "distinct", "built",
-                                         "calibrated", "tried", "published"), 1) | {"accepted": 0, "solved_in_rollouts": 0}
+            every_stage = dict.fromkeys(
+                (
+                    "inputs",
+                    "converted",
+                    "passed_gate",
+                    "candidates",
+                    "distinct",
+                    "built",
+                    "calibrated",
+                    "tried",
+                    "published",
+                ),
+                1,
+            ) | {"accepted": 0, "solved_in_rollouts": 0}
             assert _funnel_csv(toy) == every_stage
             report_metadata = toy.latest_metadata("run_report", None)
             assert {row.data["stage"]: row.data["toy"] for row in report_metadata["funnel"].records} == every_stage

@@ -36,7 +36,9 @@ describe("calc", () => {
 """
 # The project's jest config names a global setup module: code jest would run in its own
 # process, beside the reporter, before the tests.
-PACKAGE = '{"name": "calc", "version": "1.0.0", "scripts": {"test": "jest"}, "jest": {"globalSetup": "./jest.setup.js"}}\n'
+PACKAGE = (
+    '{"name": "calc", "version": "1.0.0", "scripts": {"test": "jest"}, "jest": {"globalSetup": "./jest.setup.js"}}\n'
+)
 GLOBAL_SETUP = "module.exports = async () => {};\n"
 # A global setup that steals the reporter's key as it signs and re-signs the tracked
 # test's failure as a pass (code the static check has no rule for).
@@ -76,7 +78,9 @@ Tests:       1 failed, 1 passed, 2 total
 # Solution code that tries every way around jest's results: make expect never fail, write
 # records into the results pipe (its own descriptor 3 and its parent's), and write the
 # report a --json run would leave.
-FORGERY = FIXED.replace("a + b", "a - b") + """
+FORGERY = (
+    FIXED.replace("a + b", "a - b")
+    + """
 try { globalThis.expect = Object.assign(() => ({ toBe() {}, toEqual() {} }), globalThis.expect); } catch {}
 try {
   const fs = require("fs");
@@ -85,6 +89,7 @@ try {
   fs.writeFileSync("/tmp/jest-results.json", JSON.stringify({ success: true, numFailedTests: 0 }));
 } catch {}
 """
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +100,18 @@ def jest_task(tmp_path_factory: pytest.TempPathFactory):
     assert check is not None and check.tool == "npm" and check.inner_tools == ["jest"]
     result = parse_check_result(check, FAILURE, 1)
     candidate = RepairCandidate(
-        task_id="jest-calc-fix", partition_key="jest-calc", check=check, fail_command_index=0,
-        pass_command_index=1, fail_exit_code=1, failing_ids=result.failing_ids, failure_output=FAILURE,
-        timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12, project_files=files, fixed_files={"calc.js": FIXED},
+        task_id="jest-calc-fix",
+        partition_key="jest-calc",
+        check=check,
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=1,
+        failing_ids=result.failing_ids,
+        failure_output=FAILURE,
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=files,
+        fixed_files={"calc.js": FIXED},
     )
     family = RepairFamily()
     spec = family.task_spec(candidate, None, _source())

@@ -18,7 +18,7 @@ from traj2env_assets_tests.llm.fake_provider import FakeProvider
 
 
 @pytest.fixture
-def toy(tmp_path: Path, fake_provider: FakeProvider, toy_registered: None):
+def toy(tmp_path: Path, fake_provider: FakeProvider, toy_registered: None):  # noqa: F811 - the imported fixture
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
         pipeline = ToyPipeline(tmp_path, ["claude-code/python-pytest-fix.jsonl"], fake_provider, instance)

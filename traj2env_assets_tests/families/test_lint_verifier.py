@@ -23,18 +23,17 @@ from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-SHAPES = '''def area(width: int, height: int) -> int:
+SHAPES = """def area(width: int, height: int) -> int:
     return width * height
 
 
 def describe(width: int, height: int) -> str:
     return area(width, height)
-'''
+"""
 FIXED = SHAPES.replace("    return area(width, height)\n", '    return f"{width}x{height}: {area(width, height)}"\n')
 MYPY_INI = "[mypy]\ndisallow_untyped_defs = True\n"
 DIAGNOSTIC = 'shapes.py: return-value Incompatible return value type (got "int", expected "str")'
-FAILURE = f'shapes.py:6: error: {DIAGNOSTIC.split(" ", 2)[2]}  [return-value]\nFound 1 error in 1 file (checked 1 source file)\n'
-
+FAILURE = f"shapes.py:6: error: {DIAGNOSTIC.split(' ', 2)[2]}  [return-value]\nFound 1 error in 1 file (checked 1 source file)\n"
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +44,22 @@ def mypy_task(tmp_path_factory: pytest.TempPathFactory):
     assert check is not None and check.tool == "mypy"
     result = parse_check_result(check, FAILURE, 1)
     candidate = RepairCandidate(
-        task_id="mypy-shapes-fix", partition_key="mypy-shapes", check=check, fail_command_index=0,
-        pass_command_index=1, fail_exit_code=1, failing_ids=result.failing_ids, failure_output=FAILURE,
-        timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12, project_files=files, fixed_files={"shapes.py": FIXED},
+        task_id="mypy-shapes-fix",
+        partition_key="mypy-shapes",
+        check=check,
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=1,
+        failing_ids=result.failing_ids,
+        failure_output=FAILURE,
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=files,
+        fixed_files={"shapes.py": FIXED},
     )
-    spec = repair_task_spec(candidate, source_trace="mypy-shapes", source_model=None, org="local",
-                            wheelhouse_dir=root / "wheelhouse")
+    spec = repair_task_spec(
+        candidate, source_trace="mypy-shapes", source_model=None, org="local", wheelhouse_dir=root / "wheelhouse"
+    )
     task = write_task(spec, root / "dataset")
     engine = DockerEngine(container_memory="1g", agent_timeout_s=120, verifier_timeout_s=240)
     image = engine.build(task.environment_dir)
@@ -83,8 +92,14 @@ def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
     matrix = engine.run_matrix(TrialTask(image=mypy_task["image"].tag, task_dir=task.path), LINT_CONTROLS)
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
-    assert rewards == {"reference": 1.0, "noop": 0.0, "forge_reward": 0.0, "lint_suppress": 0.0,
-                       "lint_config_edit": 0.0, "lint_delete_code": 0.0}
+    assert rewards == {
+        "reference": 1.0,
+        "noop": 0.0,
+        "forge_reward": 0.0,
+        "lint_suppress": 0.0,
+        "lint_config_edit": 0.0,
+        "lint_delete_code": 0.0,
+    }
     assert reasons["reference"] == "check_passed"
     assert reasons["lint_suppress"] == "tamper_detected" and reasons["lint_delete_code"] == "tamper_detected"
     # The edited mypy.ini never reached the check: it ran on the restored one and failed.
@@ -94,6 +109,8 @@ def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
 def test_renaming_the_reported_function_away_scores_zero(mypy_task) -> None:
     engine, task = mypy_task["engine"], mypy_task["task"]
     trial = TrialTask(image=mypy_task["image"].tag, task_dir=task.path)
-    moved = engine.run_trial(trial, SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()}))
+    moved = engine.run_trial(
+        trial, SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()})
+    )
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == ["describe"]

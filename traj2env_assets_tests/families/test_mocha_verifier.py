@@ -70,7 +70,9 @@ FAILURE = """
 # Solution code that tries every way around mocha's results: make `it` pass whatever its
 # body does, read the key from the reporter's descriptor and sign records with it, write
 # records into the results pipe (its own descriptor 3 and its parent's).
-FORGERY = FIXED.replace("a + b", "a - b") + """
+FORGERY = (
+    FIXED.replace("a + b", "a - b")
+    + """
 try {
   const real = globalThis.it;
   if (real) globalThis.it = (title) => real(title, () => {});
@@ -85,6 +87,7 @@ try {
   for (const target of [3, `/proc/${process.ppid}/fd/3`]) { try { fs.writeFileSync(target, line, { flag: "a" }); } catch {} }
 } catch {}
 """
+)
 # A mocha config that would load code into mocha's own process, beside the reporter, and
 # mark every test passed there (code the static check has no rule for).
 MOCHARC = '{"require": ["./forge.cjs"], "ui": "tdd"}\n'
@@ -104,9 +107,18 @@ def mocha_task(tmp_path_factory: pytest.TempPathFactory):
     assert check is not None and check.tool == "npm" and check.inner_tools == ["mocha"]
     result = parse_check_result(check, FAILURE, 1)
     candidate = RepairCandidate(
-        task_id="mocha-calc-fix", partition_key="mocha-calc", check=check, fail_command_index=0,
-        pass_command_index=1, fail_exit_code=1, failing_ids=result.failing_ids, failure_output=FAILURE,
-        timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12, project_files=files, fixed_files={"calc.js": FIXED},
+        task_id="mocha-calc-fix",
+        partition_key="mocha-calc",
+        check=check,
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=1,
+        failing_ids=result.failing_ids,
+        failure_output=FAILURE,
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=files,
+        fixed_files={"calc.js": FIXED},
     )
     family = RepairFamily()
     spec = family.task_spec(candidate, None, TaskSource(partition_key="mocha-calc", source_model=None, org="local"))

@@ -62,11 +62,19 @@ CASES = {
     "tsc": {
         "command": "npx tsc --noEmit",
         "files": {
-            "package.json": PACKAGE, "src/shapes.ts": SHAPES_TS,
-            "tsconfig.json": json.dumps({"compilerOptions": {"strict": True, "noEmit": True, "target": "es2020"}, "include": ["src"]}),
+            "package.json": PACKAGE,
+            "src/shapes.ts": SHAPES_TS,
+            "tsconfig.json": json.dumps(
+                {"compilerOptions": {"strict": True, "noEmit": True, "target": "es2020"}, "include": ["src"]}
+            ),
         },
-        "fixed": {"src/shapes.ts": SHAPES_TS.replace("  return area(width, height);", "  return `${width}x${height}: ${area(width, height)}`;")},
-        "failure": TSC_FAILURE, "exit": 2,
+        "fixed": {
+            "src/shapes.ts": SHAPES_TS.replace(
+                "  return area(width, height);", "  return `${width}x${height}: ${area(width, height)}`;"
+            )
+        },
+        "failure": TSC_FAILURE,
+        "exit": 2,
         "tracked": ["src/shapes.ts: TS2322 Type 'number' is not assignable to type 'string'."],
         "verifier": ["/usr/bin/tsc", "--noEmit"],
         "silenced": {"src/shapes.ts": "// @ts-ignore is not enough, so: @ts-nocheck\n" + SHAPES_TS},
@@ -74,25 +82,41 @@ CASES = {
     "eslint": {
         "command": "npx eslint src",
         "files": {
-            "package.json": PACKAGE, "src/shapes.js": SHAPES_JS,
-            ".eslintrc.json": json.dumps({"root": True, "parserOptions": {"ecmaVersion": 2020, "sourceType": "module"},
-                                          "rules": {"no-unused-vars": "error"}}),
+            "package.json": PACKAGE,
+            "src/shapes.js": SHAPES_JS,
+            ".eslintrc.json": json.dumps(
+                {
+                    "root": True,
+                    "parserOptions": {"ecmaVersion": 2020, "sourceType": "module"},
+                    "rules": {"no-unused-vars": "error"},
+                }
+            ),
         },
         "fixed": {"src/shapes.js": SHAPES_JS.replace("  const unused = width + height;\n", "")},
-        "failure": ESLINT_FAILURE, "exit": 1,
+        "failure": ESLINT_FAILURE,
+        "exit": 1,
         "tracked": ["src/shapes.js: no-unused-vars 'unused' is assigned a value but never used"],
         "verifier": ["/usr/bin/eslint", "src"],
-        "silenced": {"src/shapes.js": SHAPES_JS.replace("  const unused", "  // eslint-disable-next-line\n  const unused")},
+        "silenced": {
+            "src/shapes.js": SHAPES_JS.replace("  const unused", "  // eslint-disable-next-line\n  const unused")
+        },
     },
     "esbuild": {
         "command": "npm run build",
         "files": {
-            "package.json": json.dumps({"name": "shapes", "private": True,
-                                        "scripts": {"build": "esbuild src/app.js --bundle --outfile=dist/app.js"}}),
-            "src/shapes.js": SHAPES_JS, "src/app.js": APP_JS,
+            "package.json": json.dumps(
+                {
+                    "name": "shapes",
+                    "private": True,
+                    "scripts": {"build": "esbuild src/app.js --bundle --outfile=dist/app.js"},
+                }
+            ),
+            "src/shapes.js": SHAPES_JS,
+            "src/app.js": APP_JS,
         },
         "fixed": {"src/app.js": ESBUILD_FIXED},
-        "failure": ESBUILD_FAILURE, "exit": 1,
+        "failure": ESBUILD_FAILURE,
+        "exit": 1,
         "tracked": ['src/app.js: error No matching export in "src/shapes.js" for import "areaOf"'],
         "verifier": ["/usr/bin/esbuild", "src/app.js", "--bundle", "--outfile=dist/app.js"],
         # Without the import, areaOf is an unbound global: the bundle builds.
@@ -112,10 +136,18 @@ def node_lint_task(request: pytest.FixtureRequest, tmp_path_factory: pytest.Temp
     assert check is not None and request.param in (check.tool, *check.inner_tools)
     result = parse_check_result(check, case["failure"], case["exit"])
     candidate = RepairCandidate(
-        task_id=f"{request.param}-shapes-fix", partition_key=f"{request.param}-shapes", check=check,
-        fail_command_index=0, pass_command_index=1, fail_exit_code=case["exit"], failing_ids=result.failing_ids,
-        failure_output=case["failure"], timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12,
-        project_files=case["files"], fixed_files=case["fixed"],
+        task_id=f"{request.param}-shapes-fix",
+        partition_key=f"{request.param}-shapes",
+        check=check,
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=case["exit"],
+        failing_ids=result.failing_ids,
+        failure_output=case["failure"],
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=case["files"],
+        fixed_files=case["fixed"],
     )
     spec = repair_task_spec(candidate, source_trace=f"{request.param}-shapes", source_model=None, org="local")
     task = write_task(spec, root / "dataset")
@@ -138,7 +170,9 @@ def test_the_task_runs_debians_tool_on_project_relative_diagnostics(node_lint_ta
 def test_the_image_reproduces_the_recorded_diagnostics_offline_and_the_reference_clears_them(node_lint_task) -> None:
     family, candidate = RepairFamily(), node_lint_task["candidate"]
     plan = family.calibration_plan(candidate, node_lint_task["spec"], None)
-    results = {result.name: result for result in run_probes(node_lint_task["engine"], node_lint_task["image"].tag, plan)}
+    results = {
+        result.name: result for result in run_probes(node_lint_task["engine"], node_lint_task["image"].tag, plan)
+    }
     assert results[CHECK_PROBE].exit_code == node_lint_task["case"]["exit"], results[CHECK_PROBE].output_tail
     assert results[REFERENCE_PROBE].exit_code == 0, results[REFERENCE_PROBE].output_tail
     verdict = family.judge_calibration(candidate, results)
@@ -153,8 +187,15 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
     matrix = engine.run_matrix(TrialTask(image=node_lint_task["image"].tag, task_dir=task.path), controls)
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
-    assert rewards == {"reference": 1.0, "noop": 0.0, "forge_reward": 0.0, "lint_suppress": 0.0,
-                       "lint_config_edit": 0.0, "lint_delete_code": 0.0, **dict.fromkeys(extra, 0.0)}, reasons
+    assert rewards == {
+        "reference": 1.0,
+        "noop": 0.0,
+        "forge_reward": 0.0,
+        "lint_suppress": 0.0,
+        "lint_config_edit": 0.0,
+        "lint_delete_code": 0.0,
+        **dict.fromkeys(extra, 0.0),
+    }, reasons
     assert all(reasons[name] == reason for name, reason in extra.items()), reasons
     assert reasons["reference"] == "check_passed"
     assert reasons["lint_suppress"] == "tamper_detected" and reasons["lint_delete_code"] == "tamper_detected"
@@ -165,10 +206,12 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
 def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_task) -> None:
     engine, task, case = node_lint_task["engine"], node_lint_task["task"], node_lint_task["case"]
     trial = TrialTask(image=node_lint_task["image"].tag, task_dir=task.path)
-    silenced = engine.run_trial(trial, SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()}))
+    silenced = engine.run_trial(
+        trial, SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()})
+    )
     assert (silenced.reward, silenced.verdict["reason"]) == (0.0, "tamper_detected")
     assert silenced.verdict["tamper_findings"][0]["kind"] == case.get("silenced_kind", "suppression_added")
-    (path, text), = case["fixed"].items()
+    ((path, text),) = case["fixed"].items()
     renamed = text.replace("function area", "function areaOf").replace("area(width", "areaOf(width")
     gutted, names = case.get("gutted", ({path: renamed}, ["area"]))
     moved = engine.run_trial(trial, SubmitFiles({f"/workspace/{p}": t.encode() for p, t in gutted.items()}))

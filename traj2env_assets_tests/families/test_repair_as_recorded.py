@@ -91,8 +91,12 @@ def _session(path: Path, buggy: str, failure: str, extra_tests: dict[str, str] |
     ]
     lines = [claude_line("user", "u0", "make the calc tests pass", ts=ts.format(0))]
     for index, (call_id, name, arguments, output, is_error) in enumerate(calls, start=1):
-        lines.append(claude_line("assistant", f"a{index}", [tool_use(call_id, name, **arguments)], ts=ts.format(2 * index)))
-        lines.append(claude_line("user", f"r{index}", [tool_result(call_id, output, is_error)], ts=ts.format(2 * index + 1)))
+        lines.append(
+            claude_line("assistant", f"a{index}", [tool_use(call_id, name, **arguments)], ts=ts.format(2 * index))
+        )
+        lines.append(
+            claude_line("user", f"r{index}", [tool_result(call_id, output, is_error)], ts=ts.format(2 * index + 1))
+        )
     return write_jsonl(path, lines)
 
 
@@ -107,7 +111,10 @@ def _candidate(tmp_path: Path, buggy: str, failure: str, extra_tests: dict[str, 
 
 @pytest.mark.parametrize(
     ("buggy", "failure", "tracked"),
-    [(WRONG_SUM, FAILED_OUTPUT, "tests/test_calc.py::test_add"), (FAILS_TO_IMPORT, COLLECTION_OUTPUT, "tests/test_calc.py")],
+    [
+        (WRONG_SUM, FAILED_OUTPUT, "tests/test_calc.py::test_add"),
+        (FAILS_TO_IMPORT, COLLECTION_OUTPUT, "tests/test_calc.py"),
+    ],
     ids=["failing-test", "file-fails-to-import"],
 )
 def test_the_check_runs_as_recorded_in_calibration_and_in_the_verifier(
@@ -155,11 +162,15 @@ DATA_TESTS = (
     "    assert add(profile['a'], profile['b']) == 3\n"
 )
 # Both test files fail to import on the broken module: the data file's absence is masked.
-MASKED_OUTPUT = COLLECTION_OUTPUT.replace(
-    "ERROR tests/test_calc.py - NameError: name 'undefined_name' is not defined\n",
-    "ERROR tests/test_calc.py - NameError: name 'undefined_name' is not defined\n"
-    "ERROR tests/test_data.py - NameError: name 'undefined_name' is not defined\n",
-).replace("1 error during collection", "2 errors during collection").replace("1 error in", "2 errors in")
+MASKED_OUTPUT = (
+    COLLECTION_OUTPUT.replace(
+        "ERROR tests/test_calc.py - NameError: name 'undefined_name' is not defined\n",
+        "ERROR tests/test_calc.py - NameError: name 'undefined_name' is not defined\n"
+        "ERROR tests/test_data.py - NameError: name 'undefined_name' is not defined\n",
+    )
+    .replace("1 error during collection", "2 errors during collection")
+    .replace("1 error in", "2 errors in")
+)
 
 
 def test_a_test_the_image_fails_with_the_reference_too_is_deselected_and_the_rest_is_verified(tmp_path: Path) -> None:
@@ -171,7 +182,9 @@ def test_a_test_the_image_fails_with_the_reference_too_is_deselected_and_the_res
     image = engine.build(write_task(spec, tmp_path / "staged").environment_dir)
 
     family = RepairFamily()
-    results = {result.name: result for result in run_probes(engine, image.tag, family.calibration_plan(candidate, spec, None))}
+    results = {
+        result.name: result for result in run_probes(engine, image.tag, family.calibration_plan(candidate, spec, None))
+    }
     # Before the fix the image fails as recorded: both files fail to import. With the
     # reference, the data file's absence shows: the session saw that test pass, so it fails
     # on something the fix does not touch.

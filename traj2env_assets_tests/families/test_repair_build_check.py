@@ -37,20 +37,47 @@ PASSING = "> shapes@ build\n> esbuild src/app.js --bundle --outfile=dist/app.js\
 
 def _session(path: Path) -> Path:
     steps: list[tuple[str, dict, str, bool]] = [
-        ("Write", {"file_path": f"{ROOT}/package.json", "content": json.dumps(PACKAGE, indent=2) + "\n"}, "File created successfully", False),
+        (
+            "Write",
+            {"file_path": f"{ROOT}/package.json", "content": json.dumps(PACKAGE, indent=2) + "\n"},
+            "File created successfully",
+            False,
+        ),
         ("Write", {"file_path": f"{ROOT}/src/shapes.js", "content": SHAPES}, "File created successfully", False),
         ("Write", {"file_path": f"{ROOT}/src/app.js", "content": APP}, "File created successfully", False),
         ("Bash", {"command": "npm run build"}, "Exit code 1\n" + FAILING, True),
-        ("Edit", {"file_path": f"{ROOT}/src/app.js", "old_string": "import { areaOf }", "new_string": "import { area as areaOf }"},
-         "The file has been updated successfully.", False),
+        (
+            "Edit",
+            {
+                "file_path": f"{ROOT}/src/app.js",
+                "old_string": "import { areaOf }",
+                "new_string": "import { area as areaOf }",
+            },
+            "The file has been updated successfully.",
+            False,
+        ),
         ("Bash", {"command": "npm run build"}, PASSING, False),
     ]
     lines = [claude_line("user", "u0", "Bundle the app with esbuild.", ts="2026-03-01T10:00:00Z", cwd=ROOT)]
     for number, (tool, arguments, result, is_error) in enumerate(steps, start=1):
-        lines.append(claude_line("assistant", f"a{number}", [tool_use(f"c{number}", tool, **arguments)],
-                                 ts=f"2026-03-01T10:00:{2 * number:02d}Z", cwd=ROOT))
-        lines.append(claude_line("user", f"r{number}", [tool_result(f"c{number}", result, is_error=is_error)],
-                                 ts=f"2026-03-01T10:00:{2 * number + 1:02d}Z", cwd=ROOT))
+        lines.append(
+            claude_line(
+                "assistant",
+                f"a{number}",
+                [tool_use(f"c{number}", tool, **arguments)],
+                ts=f"2026-03-01T10:00:{2 * number:02d}Z",
+                cwd=ROOT,
+            )
+        )
+        lines.append(
+            claude_line(
+                "user",
+                f"r{number}",
+                [tool_result(f"c{number}", result, is_error=is_error)],
+                ts=f"2026-03-01T10:00:{2 * number + 1:02d}Z",
+                cwd=ROOT,
+            )
+        )
     return write_jsonl(path, lines)
 
 
@@ -62,7 +89,10 @@ def test_a_failed_then_passing_esbuild_build_is_a_build_check_task(tmp_path: Pat
     assert candidate.failing_ids == ['src/app.js: error No matching export in "src/shapes.js" for import "areaOf"']
 
     spec = repair_task_spec(candidate, source_trace="shapes", source_model=None, org="local")
-    assert (spec.tests.runner, spec.tests.check_command) == ("lint", ["/usr/bin/esbuild", "src/app.js", "--bundle", "--outfile=dist/app.js"])
+    assert (spec.tests.runner, spec.tests.check_command) == (
+        "lint",
+        ["/usr/bin/esbuild", "src/app.js", "--bundle", "--outfile=dist/app.js"],
+    )
     assert spec.tests.tracked_test_ids == candidate.failing_ids
     [install] = environment_plan(candidate).lines
     assert "apt-get install" in install and " esbuild " in install

@@ -53,7 +53,9 @@ def test_same_fix_in_every_format_gets_the_same_fix_hash(sample_record) -> None:
 
 
 def test_candidate_carries_the_failing_state_and_ids(sample_record) -> None:
-    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "claude-code-s1")[0].candidate
+    candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "claude-code-s1")[
+        0
+    ].candidate
     assert candidate.failing_ids == [
         "tests/test_intervals.py::test_touching_intervals_merge",
         "tests/test_intervals.py::test_chain_of_touching_intervals_merges_into_one",
@@ -81,7 +83,9 @@ def test_unittest_and_node_ids_map_to_verifier_ids(sample_record) -> None:
 def test_check_without_tracked_ids_is_not_verifiable(sample_record) -> None:
     candidate = mine_repair_candidates(sample_record("claude-code/python-pytest-fix.jsonl"), "k")[0].candidate
     with pytest.raises(UnverifiableCheck):
-        repair_task_spec(candidate.model_copy(update={"failing_ids": []}), source_trace="k", source_model=None, org="local")
+        repair_task_spec(
+            candidate.model_copy(update={"failing_ids": []}), source_trace="k", source_model=None, org="local"
+        )
 
 
 def test_example_samples_exist_in_every_format() -> None:

@@ -37,12 +37,21 @@ def test_nested_node_suites_are_tracked_by_leaf_with_their_suites_and_file(sampl
 def test_ruff_is_tracked_by_diagnostic_and_run_with_the_images_own_tool(sample_record) -> None:
     candidate = _candidate(sample_record, "pi/python-ruff-fix.jsonl")
     spec = tracked_test_spec(candidate)
-    assert (spec.runner, spec.check_command, spec.reward) == ("lint", ["python3", "-I", "-m", "ruff", "check", "."], "check")
+    assert (spec.runner, spec.check_command, spec.reward) == (
+        "lint",
+        ["python3", "-I", "-m", "ruff", "check", "."],
+        "check",
+    )
     assert spec.tracked_test_ids[0] == "inventory.py: F401 `os` imported but unused"
     task = TaskSpec(
-        family="repair", task_id="t", instruction="x", base_image="python", source_trace="k",
+        family="repair",
+        task_id="t",
+        instruction="x",
+        base_image="python",
+        source_trace="k",
         project_files={path: text.encode() for path, text in candidate.project_files.items()},
-        solution_files={path: text.encode() for path, text in candidate.fixed_files.items()}, tests=spec,
+        solution_files={path: text.encode() for path, text in candidate.fixed_files.items()},
+        tests=spec,
     )
     # Only the tool's configuration comes back from the pristine image, never the code.
     assert task.pristine_paths() == ["pyproject.toml"]
@@ -69,17 +78,25 @@ def test_lint_diagnostics_in_a_subdirectory_are_named_from_the_project_root(samp
 
 def _node_lint_candidate(command: str, failing_ids: list[str], cwd: str = "") -> RepairCandidate:
     files = {
-        "web/package.json" if cwd else "package.json":
-            '{"name": "web", "scripts": {"typecheck": "tsc --noEmit -p .", "lint": "eslint --cache src",'
-            ' "check": "tsc && eslint src", "biome": "biome check --write src",'
-            ' "build": "esbuild src/app.ts --bundle --outfile=dist/app.js"}}',
+        "web/package.json"
+        if cwd
+        else "package.json": '{"name": "web", "scripts": {"typecheck": "tsc --noEmit -p .", "lint": "eslint --cache src",'
+        ' "check": "tsc && eslint src", "biome": "biome check --write src",'
+        ' "build": "esbuild src/app.ts --bundle --outfile=dist/app.js"}}',
         "web/src/app.ts" if cwd else "src/app.ts": "export const x: number = 1;\n",
     }
     check = recognise_check(command, files)
     assert check is not None
     return RepairCandidate(
-        task_id="t", partition_key="p", check=check, cwd=cwd, fail_command_index=0, pass_command_index=1,
-        failing_ids=failing_ids, fix_hash="0", project_files=files,
+        task_id="t",
+        partition_key="p",
+        check=check,
+        cwd=cwd,
+        fail_command_index=0,
+        pass_command_index=1,
+        failing_ids=failing_ids,
+        fix_hash="0",
+        project_files=files,
     )
 
 
@@ -95,7 +112,10 @@ def _node_lint_candidate(command: str, failing_ids: list[str], cwd: str = "") ->
         ("npm run biome", ["node_modules/.bin/biome", "check", "src"]),
         # Debian's esbuild, building once.
         ("npm run build", ["/usr/bin/esbuild", "src/app.ts", "--bundle", "--outfile=dist/app.js"]),
-        ("npx esbuild src/app.ts --bundle --log-level=info", ["/usr/bin/esbuild", "src/app.ts", "--bundle", "--log-level=info"]),
+        (
+            "npx esbuild src/app.ts --bundle --log-level=info",
+            ["/usr/bin/esbuild", "src/app.ts", "--bundle", "--log-level=info"],
+        ),
     ],
 )
 def test_tsc_eslint_and_biome_run_with_the_images_tool_and_npm_scripts_that_are_just_them_count(
@@ -106,7 +126,9 @@ def test_tsc_eslint_and_biome_run_with_the_images_tool_and_npm_scripts_that_are_
     assert (spec.runner, spec.check_command, spec.reward) == ("lint", verifier, "check")
     # The verifier's tamper check and verdict need python3; Debian's tsc/eslint come with it.
     [install] = environment_plan(candidate).lines
-    assert "apt-get install -y --no-install-recommends" in install and install.endswith("&& rm -rf /var/lib/apt/lists/*)")
+    assert "apt-get install -y --no-install-recommends" in install and install.endswith(
+        "&& rm -rf /var/lib/apt/lists/*)"
+    )
     assert ("node-typescript" in install) == (verifier[0] == "/usr/bin/tsc")
     assert (" esbuild " in install) == (verifier[0] == "/usr/bin/esbuild")
 
@@ -121,9 +143,11 @@ def test_eslint_absolute_paths_are_named_from_the_project_root_on_both_machines(
     candidate = _node_lint_candidate("npx eslint src", [], cwd="web")
     recorded = ["/home/dev/shop/web/src/app.ts: no-unused-vars 'x' is assigned a value but never used"]
     in_image = ["/workspace/web/src/app.ts: no-unused-vars 'x' is assigned a value but never used"]
-    assert diagnostic_ids(candidate, recorded) == diagnostic_ids(candidate, in_image) == [
-        "web/src/app.ts: no-unused-vars 'x' is assigned a value but never used"
-    ]
+    assert (
+        diagnostic_ids(candidate, recorded)
+        == diagnostic_ids(candidate, in_image)
+        == ["web/src/app.ts: no-unused-vars 'x' is assigned a value but never used"]
+    )
     assert diagnostic_ids(candidate, ["src/app.ts: TS2322 m"]) == ["web/src/app.ts: TS2322 m"]
 
 
@@ -131,9 +155,18 @@ def _mocha_candidate(command: str, files: dict[str, str]) -> RepairCandidate:
     check = recognise_check(command, files)
     assert check is not None
     return RepairCandidate(
-        task_id="t", partition_key="k", check=check, fail_command_index=0, pass_command_index=1, fail_exit_code=1,
-        failing_ids=["calc > adds"], failure_output="", timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12,
-        project_files=files, fixed_files={},
+        task_id="t",
+        partition_key="k",
+        check=check,
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=1,
+        failing_ids=["calc > adds"],
+        failure_output="",
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=files,
+        fixed_files={},
     )
 
 
@@ -153,8 +186,12 @@ def test_mocha_runs_the_files_the_recorded_command_ran(command: str, script: str
     calc_test = 'describe("calc", () => { it("adds", () => {}); });\n'
     files = {
         "package.json": '{"scripts": {"test": "%s"}}\n' % (script or "mocha"),
-        "test/calc.test.js": calc_test, "test/other.spec.mjs": "", "test/deep/deep.test.js": "",
-        "spec/calc.spec.js": calc_test, "test/fixtures.json": "{}", "setup.js": "",
+        "test/calc.test.js": calc_test,
+        "test/other.spec.mjs": "",
+        "test/deep/deep.test.js": "",
+        "spec/calc.spec.js": calc_test,
+        "test/fixtures.json": "{}",
+        "setup.js": "",
     }
     spec = tracked_test_spec(_mocha_candidate(command, files))
     assert spec.runner == "mocha" and spec.run_targets == run

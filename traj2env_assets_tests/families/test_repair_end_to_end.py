@@ -31,8 +31,12 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 FORMATS = 4
 REPAIR_POSITIVE = {
-    "python-pytest-fix", "node-npm-test-fix", "python-unittest-fix",
-    "python-deps-pytest-fix", "node-describe-fix", "python-ruff-fix",
+    "python-pytest-fix",
+    "node-npm-test-fix",
+    "python-unittest-fix",
+    "python-deps-pytest-fix",
+    "node-describe-fix",
+    "python-ruff-fix",
 }
 BUILD_POSITIVE = {"python-build-package"}
 BUILD_DROPPED = {
@@ -66,12 +70,14 @@ def test_every_positive_sample_becomes_one_task_and_negatives_are_dropped(exampl
     report = example_run.first
     families = _by_family(report)
     repair = families["repair"]
-    assert Counter(c["stem"] for c in repair if c["kept"]) == {stem: 1 for stem in REPAIR_POSITIVE}
+    assert Counter(c["stem"] for c in repair if c["kept"]) == dict.fromkeys(REPAIR_POSITIVE, 1)
     assert Counter(c["reason"] for c in repair if not c["kept"]) == {
-        "fix_changes_check_config": 8, "fix_changes_only_tests": 4, "duplicate_of": 3 * len(REPAIR_POSITIVE),
+        "fix_changes_check_config": 8,
+        "fix_changes_only_tests": 4,
+        "duplicate_of": 3 * len(REPAIR_POSITIVE),
     }
     build = families["build"]
-    assert Counter(c["stem"] for c in build if c["kept"]) == {stem: 1 for stem in BUILD_POSITIVE}
+    assert Counter(c["stem"] for c in build if c["kept"]) == dict.fromkeys(BUILD_POSITIVE, 1)
     for stem, reason in BUILD_DROPPED.items():
         assert set(_reasons(build, stem)) == {reason}, stem
     extend = families["extend"]
@@ -153,9 +159,7 @@ def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(examp
 def test_harbor_oracle_scores_one_and_nop_zero_on_every_family(example_run: ExampleRun) -> None:
     # The attack suite's Harbor jobs run the oracle and the no-op agent on its sample tasks.
     attacked = {example_run.published("repair", session) for session in ATTACKED_SESSIONS.values()}
-    published = [
-        c for c in example_run.first["candidates"] if c["kept"] and Path(c["published_path"]) not in attacked
-    ]
+    published = [c for c in example_run.first["candidates"] if c["kept"] and Path(c["published_path"]) not in attacked]
     assert {c["family"] for c in published} == {"repair", "build", "extend"}
     dataset = example_run.root / "harbor-dataset"
     for candidate in published:

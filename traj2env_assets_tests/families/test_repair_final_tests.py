@@ -42,13 +42,35 @@ def _mined(tmp_path: Path, drop_step: str | None = None, extra: tuple[tuple[str,
     log = session.write_final_tests_session(tmp_path / "s.jsonl")
     lines = log.read_text().splitlines()
     if drop_step is not None:
-        lines = [line for line in lines if f'"uuid": "a{drop_step}"' not in line and f'"uuid": "r{drop_step}"' not in line]
+        lines = [
+            line for line in lines if f'"uuid": "a{drop_step}"' not in line and f'"uuid": "r{drop_step}"' not in line
+        ]
     if extra:
         added = []
         for number, (path, content) in enumerate(extra):
             call = f"extra{number}"
-            added.append(json.dumps(claude_line("assistant", f"x{number}", [tool_use(call, "Write", file_path=f"{session.ROOT}/{path}", content=content)], ts="2026-03-02T09:00:13Z", cwd=session.ROOT)))
-            added.append(json.dumps(claude_line("user", f"y{number}", [tool_result(call, "File created successfully")], ts="2026-03-02T09:00:13Z", cwd=session.ROOT)))
+            added.append(
+                json.dumps(
+                    claude_line(
+                        "assistant",
+                        f"x{number}",
+                        [tool_use(call, "Write", file_path=f"{session.ROOT}/{path}", content=content)],
+                        ts="2026-03-02T09:00:13Z",
+                        cwd=session.ROOT,
+                    )
+                )
+            )
+            added.append(
+                json.dumps(
+                    claude_line(
+                        "user",
+                        f"y{number}",
+                        [tool_result(call, "File created successfully")],
+                        ts="2026-03-02T09:00:13Z",
+                        cwd=session.ROOT,
+                    )
+                )
+            )
         position = next(i for i, line in enumerate(lines) if '"uuid": "a7"' in line)
         lines[position:position] = added
     log.write_text("\n".join(lines) + "\n")
@@ -83,7 +105,9 @@ def test_a_fix_of_the_tests_alone_is_dropped(tmp_path: Path) -> None:
         ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-x'\n"),
     ],
 )
-def test_a_configuration_edit_beside_the_test_edits_still_drops_the_candidate(tmp_path: Path, path: str, content: str) -> None:
+def test_a_configuration_edit_beside_the_test_edits_still_drops_the_candidate(
+    tmp_path: Path, path: str, content: str
+) -> None:
     mined = _mined(tmp_path, extra=((path, content),))
     assert mined.drop is not None and mined.drop.reason == "fix_changes_check_config"
     assert mined.drop.detail == f"the fix edits {path}"
@@ -96,12 +120,16 @@ def test_a_fix_without_test_edits_keeps_the_recorded_tests_and_runs_the_check_be
     assert candidate.start_files == candidate.project_files and candidate.solution_files == candidate.fixed_files
     plan = FAMILY.calibration_plan(candidate, None, None)  # type: ignore[arg-type]
     assert [probe.name for probe in plan.probes] == [CHECK_PROBE, REFERENCE_PROBE]
-    assert plan.probes[1].files == {f"{WORKSPACE}/{path}": text.encode() for path, text in candidate.fixed_files.items()}
+    assert plan.probes[1].files == {
+        f"{WORKSPACE}/{path}": text.encode() for path, text in candidate.fixed_files.items()
+    }
     spec = repair_task_spec(candidate, source_trace="k", source_model=None, org="local")
     assert spec.tests_changed_by_fix == [] and FAMILY.calibrated_spec(candidate, spec, CalibrationVerdict()) is spec
 
 
-def test_the_task_holds_the_final_tests_its_reference_the_code_and_says_where_the_tests_come_from(tmp_path: Path) -> None:
+def test_the_task_holds_the_final_tests_its_reference_the_code_and_says_where_the_tests_come_from(
+    tmp_path: Path,
+) -> None:
     candidate = _mined(tmp_path).candidate
     spec = repair_task_spec(candidate, source_trace="claude-code-final", source_model=None, org="local")
     assert spec.project_files[session.TESTS] == session.NEW_TESTS.encode()
@@ -128,7 +156,12 @@ def _run(probe: Probe, candidate: RepairCandidate, project: Path) -> ProbeResult
         (project / Path(path).relative_to(WORKSPACE)).write_bytes(data)
     argv = [sys.executable if word == "python" else word for word in candidate.check.argv]
     done = subprocess.run(
-        [*argv, "-p", "no:cacheprovider"], check=False, cwd=project, capture_output=True, text=True, timeout=120,
+        [*argv, "-p", "no:cacheprovider"],
+        check=False,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONDONTWRITEBYTECODE": "1"},
     )
     return ProbeResult(name=probe.name, exit_code=done.returncode, timed_out=False, output_tail=done.stdout, seconds=0)
@@ -183,7 +216,9 @@ def test_a_failure_neither_recorded_nor_in_a_changed_test_file_is_dropped(tmp_pa
 def test_final_tests_that_pass_on_the_old_code_are_no_evidence(tmp_path: Path) -> None:
     candidate = _mined(tmp_path).candidate
     # Final tests that only corrected test_total: nothing fails on the old code.
-    lenient = session.NEW_TESTS.replace("    assert discount(200, 10) == 180\n", "    assert discount(200, 10) == 190\n")
+    lenient = session.NEW_TESTS.replace(
+        "    assert discount(200, 10) == 180\n", "    assert discount(200, 10) == 190\n"
+    )
     lenient = lenient.replace("    assert discount(99, 50) == 49.5\n", "    assert discount(99, 50) == 49\n")
     weak = candidate.model_copy(update={"fixed_files": {**candidate.fixed_files, session.TESTS: lenient}})
     results = _calibrate(weak, tmp_path)
@@ -196,19 +231,22 @@ def test_node_tests_are_located_in_the_final_test_files(sample_record) -> None:
     candidate = mined.candidate
     test_file = "test/wordfreq.test.js"
     # The fix renamed one recorded failing test and added one.
-    final = candidate.project_files[test_file].replace(
-        "test('countWords ignores case'", "test('countWords folds case'"
-    ) + "\ntest('topWords keeps ties stable', () => {});\n"
+    final = (
+        candidate.project_files[test_file].replace("test('countWords ignores case'", "test('countWords folds case'")
+        + "\ntest('topWords keeps ties stable', () => {});\n"
+    )
     with_tests = candidate.model_copy(
         update={"fixed_files": {**candidate.fixed_files, test_file: final}, "test_paths": [test_file]}
     )
     assert verifier_test_ids(with_tests, ["countWords folds case", "countWords ignores case"]) == [
-        f"{test_file}::countWords folds case", None,
+        f"{test_file}::countWords folds case",
+        None,
     ]
     # Before calibration the recorded failures the final tests still declare stand in.
     spec = repair_task_spec(with_tests, source_trace="k", source_model=None, org="local")
     assert (spec.tests.runner, spec.tests.tracked_test_ids) == (
-        "node", [f"{test_file}::topWords orders by count, then alphabetically"],
+        "node",
+        [f"{test_file}::topWords orders by count, then alphabetically"],
     )
     assert spec.project_files[test_file] == final.encode()
     assert spec.solution_files.keys() == {"src/wordfreq.js"}

@@ -39,12 +39,23 @@ def test_package_json_scripts_count_but_dependencies_do_not() -> None:
 
 
 def test_config_files_are_flagged_and_test_files_are_tests() -> None:
-    paths = ["src/app.py", "conftest.py", "tests/test_app.py", "tsconfig.json", "setup.cfg", "lib/x.test.js",
-             "tests/conftest.py", "tests/data/case.json"]
+    paths = [
+        "src/app.py",
+        "conftest.py",
+        "tests/test_app.py",
+        "tsconfig.json",
+        "setup.cfg",
+        "lib/x.test.js",
+        "tests/conftest.py",
+        "tests/data/case.json",
+    ]
     assert config_changes(PYTEST, {}, paths, {}) == ["conftest.py", "tsconfig.json", "setup.cfg", "tests/conftest.py"]
     # Test support (data under tests/) is test material too; conftest.py stays configuration.
     assert changed_tests(PYTEST, "", paths) == [
-        "tests/test_app.py", "lib/x.test.js", "tests/conftest.py", "tests/data/case.json",
+        "tests/test_app.py",
+        "lib/x.test.js",
+        "tests/conftest.py",
+        "tests/data/case.json",
     ]
 
 
@@ -60,14 +71,61 @@ def _session(tmp_path: Path, between: list[dict]) -> Path:
     root = "/home/dev/p"
     lines = [
         claude_line("user", "u0", "make tests pass", ts="2026-03-01T10:00:00Z", cwd=root),
-        claude_line("assistant", "a1", [tool_use("w1", "Write", file_path=f"{root}/calc.py", content="def add(a, b):\n    return a - b\n")], ts="2026-03-01T10:00:01Z", cwd=root),
-        claude_line("user", "r1", [tool_result("w1", "File created successfully")], ts="2026-03-01T10:00:02Z", cwd=root),
-        claude_line("assistant", "a2", [tool_use("w2", "Write", file_path=f"{root}/tests/test_calc.py", content="from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n")], ts="2026-03-01T10:00:03Z", cwd=root),
-        claude_line("user", "r2", [tool_result("w2", "File created successfully")], ts="2026-03-01T10:00:04Z", cwd=root),
-        claude_line("assistant", "a3", [tool_use("b1", "Bash", command="python -m pytest -q")], ts="2026-03-01T10:00:05Z", cwd=root),
-        claude_line("user", "r3", [tool_result("b1", "Exit code 1\nF\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n1 failed in 0.01s", is_error=True)], ts="2026-03-01T10:00:06Z", cwd=root),
+        claude_line(
+            "assistant",
+            "a1",
+            [tool_use("w1", "Write", file_path=f"{root}/calc.py", content="def add(a, b):\n    return a - b\n")],
+            ts="2026-03-01T10:00:01Z",
+            cwd=root,
+        ),
+        claude_line(
+            "user", "r1", [tool_result("w1", "File created successfully")], ts="2026-03-01T10:00:02Z", cwd=root
+        ),
+        claude_line(
+            "assistant",
+            "a2",
+            [
+                tool_use(
+                    "w2",
+                    "Write",
+                    file_path=f"{root}/tests/test_calc.py",
+                    content="from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+                )
+            ],
+            ts="2026-03-01T10:00:03Z",
+            cwd=root,
+        ),
+        claude_line(
+            "user", "r2", [tool_result("w2", "File created successfully")], ts="2026-03-01T10:00:04Z", cwd=root
+        ),
+        claude_line(
+            "assistant",
+            "a3",
+            [tool_use("b1", "Bash", command="python -m pytest -q")],
+            ts="2026-03-01T10:00:05Z",
+            cwd=root,
+        ),
+        claude_line(
+            "user",
+            "r3",
+            [
+                tool_result(
+                    "b1",
+                    "Exit code 1\nF\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n1 failed in 0.01s",
+                    is_error=True,
+                )
+            ],
+            ts="2026-03-01T10:00:06Z",
+            cwd=root,
+        ),
         *between,
-        claude_line("assistant", "a9", [tool_use("b9", "Bash", command="python -m pytest -q")], ts="2026-03-01T10:00:30Z", cwd=root),
+        claude_line(
+            "assistant",
+            "a9",
+            [tool_use("b9", "Bash", command="python -m pytest -q")],
+            ts="2026-03-01T10:00:30Z",
+            cwd=root,
+        ),
         claude_line("user", "r9", [tool_result("b9", ".\n1 passed in 0.01s")], ts="2026-03-01T10:00:31Z", cwd=root),
     ]
     return write_jsonl(tmp_path / "s.jsonl", lines)
@@ -75,15 +133,39 @@ def _session(tmp_path: Path, between: list[dict]) -> Path:
 
 def _edit(uuid: str, old: str, new: str) -> list[dict]:
     return [
-        claude_line("assistant", f"edit-{uuid}", [tool_use(f"e{uuid}", "Edit", file_path="/home/dev/p/calc.py", old_string=old, new_string=new)], ts="2026-03-01T10:00:10Z", cwd="/home/dev/p"),
-        claude_line("user", f"edit-result-{uuid}", [tool_result(f"e{uuid}", "The file has been updated successfully.")], ts="2026-03-01T10:00:11Z", cwd="/home/dev/p"),
+        claude_line(
+            "assistant",
+            f"edit-{uuid}",
+            [tool_use(f"e{uuid}", "Edit", file_path="/home/dev/p/calc.py", old_string=old, new_string=new)],
+            ts="2026-03-01T10:00:10Z",
+            cwd="/home/dev/p",
+        ),
+        claude_line(
+            "user",
+            f"edit-result-{uuid}",
+            [tool_result(f"e{uuid}", "The file has been updated successfully.")],
+            ts="2026-03-01T10:00:11Z",
+            cwd="/home/dev/p",
+        ),
     ]
 
 
 def _bash(uuid: str, command: str, output: str = "") -> list[dict]:
     return [
-        claude_line("assistant", f"bash-{uuid}", [tool_use(f"b{uuid}", "Bash", command=command)], ts="2026-03-01T10:00:20Z", cwd="/home/dev/p"),
-        claude_line("user", f"bash-result-{uuid}", [tool_result(f"b{uuid}", output)], ts="2026-03-01T10:00:21Z", cwd="/home/dev/p"),
+        claude_line(
+            "assistant",
+            f"bash-{uuid}",
+            [tool_use(f"b{uuid}", "Bash", command=command)],
+            ts="2026-03-01T10:00:20Z",
+            cwd="/home/dev/p",
+        ),
+        claude_line(
+            "user",
+            f"bash-result-{uuid}",
+            [tool_result(f"b{uuid}", output)],
+            ts="2026-03-01T10:00:21Z",
+            cwd="/home/dev/p",
+        ),
     ]
 
 

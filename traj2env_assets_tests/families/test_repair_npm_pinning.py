@@ -25,11 +25,16 @@ from traj2env_assets_tests.formats.logs import (
 
 ROOT = "/home/dev/pad"
 PACKAGE = {
-    "name": "pad", "version": "1.0.0", "private": True,
-    "scripts": {"test": "node --test"}, "devDependencies": {"left-pad": "^1.3.0"},
+    "name": "pad",
+    "version": "1.0.0",
+    "private": True,
+    "scripts": {"test": "node --test"},
+    "devDependencies": {"left-pad": "^1.3.0"},
 }
 LOCK = {"name": "pad", "version": "1.0.0", "lockfileVersion": 3, "requires": True, "packages": {}}
-OLD_SOURCE = "'use strict';\n\nfunction pad(text, width) {\n  return text.padEnd(width);\n}\n\nmodule.exports = { pad };\n"
+OLD_SOURCE = (
+    "'use strict';\n\nfunction pad(text, width) {\n  return text.padEnd(width);\n}\n\nmodule.exports = { pad };\n"
+)
 NEW_SOURCE = OLD_SOURCE.replace("padEnd", "padStart")
 TESTS = (
     "'use strict';\n\nconst test = require('node:test');\nconst assert = require('node:assert/strict');\n"
@@ -59,24 +64,46 @@ def _timestamp(step: int) -> str:
 
 def _write_session(path: Path) -> Path:
     steps: list[tuple[str, dict, str, bool]] = [
-        ("Write", {"file_path": f"{ROOT}/package.json", "content": json.dumps(PACKAGE, indent=2) + "\n"},
-         "File created successfully", False),
-        ("Write", {"file_path": f"{ROOT}/package-lock.json", "content": json.dumps(LOCK, indent=2) + "\n"},
-         "File created successfully", False),
+        (
+            "Write",
+            {"file_path": f"{ROOT}/package.json", "content": json.dumps(PACKAGE, indent=2) + "\n"},
+            "File created successfully",
+            False,
+        ),
+        (
+            "Write",
+            {"file_path": f"{ROOT}/package-lock.json", "content": json.dumps(LOCK, indent=2) + "\n"},
+            "File created successfully",
+            False,
+        ),
         ("Write", {"file_path": f"{ROOT}/src/pad.js", "content": OLD_SOURCE}, "File created successfully", False),
         ("Write", {"file_path": f"{ROOT}/test/pad.test.js", "content": TESTS}, "File created successfully", False),
         ("Bash", {"command": "npm test"}, FAILING, True),
-        ("Edit", {"file_path": f"{ROOT}/src/pad.js", "old_string": "padEnd", "new_string": "padStart"},
-         "The file has been updated successfully.", False),
+        (
+            "Edit",
+            {"file_path": f"{ROOT}/src/pad.js", "old_string": "padEnd", "new_string": "padStart"},
+            "The file has been updated successfully.",
+            False,
+        ),
         ("Bash", {"command": "npm test"}, PASSING, False),
     ]
     lines = [claude_line("user", "u0", "Write pad() and make npm test pass.", ts=SESSION_START, cwd=ROOT)]
     for number, (tool, arguments, result, is_error) in enumerate(steps, start=1):
         call = f"call{number}"
-        lines.append(claude_line("assistant", f"a{number}", [tool_use(call, tool, **arguments)],
-                                 ts=_timestamp(2 * number - 1), cwd=ROOT))
-        lines.append(claude_line("user", f"r{number}", [tool_result(call, result, is_error=is_error)],
-                                 ts=_timestamp(2 * number), cwd=ROOT))
+        lines.append(
+            claude_line(
+                "assistant", f"a{number}", [tool_use(call, tool, **arguments)], ts=_timestamp(2 * number - 1), cwd=ROOT
+            )
+        )
+        lines.append(
+            claude_line(
+                "user",
+                f"r{number}",
+                [tool_result(call, result, is_error=is_error)],
+                ts=_timestamp(2 * number),
+                cwd=ROOT,
+            )
+        )
     return write_jsonl(path, lines)
 
 
@@ -96,7 +123,9 @@ def test_npm_install_is_pinned_to_the_failing_checks_utc_time(tmp_path: Path) ->
 
     [copy, install] = plan.lines
     assert copy.startswith("COPY workspace/package.json workspace/package-lock.json /workspace")
-    assert install.startswith("RUN cd /workspace") and install.endswith(" && npm ci --no-audit --no-fund --before=2026-03-02T00:00:00Z")
+    assert install.startswith("RUN cd /workspace") and install.endswith(
+        " && npm ci --no-audit --no-fund --before=2026-03-02T00:00:00Z"
+    )
     assert plan.context_files == {}
 
 

@@ -12,11 +12,10 @@ from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets_tests.families.controls import SubmitFiles
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
+from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = pytest.mark.docker
-
 
 
 def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -> None:
@@ -48,17 +47,16 @@ def test_packages_the_submission_installs_in_the_project_never_reach_the_verifie
     # its own scores 0: the verifier deletes those and uses the image's packages.
     record = record_for(EXAMPLES / "codex" / "python-deps-pytest-fix.jsonl", tmp_path / "record")
     candidate = mine_repair_candidates(record, "verifier-deps")[0].candidate
-    spec = repair_task_spec(candidate, source_trace="verifier-deps", source_model=None, org="local",
-                            wheelhouse_dir=tmp_path / "wheelhouse")
+    spec = repair_task_spec(
+        candidate, source_trace="verifier-deps", source_model=None, org="local", wheelhouse_dir=tmp_path / "wheelhouse"
+    )
     assert any(path.startswith("wheels/attrs-") for path in spec.context_files)
     task = write_task(spec, tmp_path / "dataset")
     engine = DockerEngine(container_memory="1g", agent_timeout_s=120, verifier_timeout_s=180)
     image = engine.build(task.environment_dir)
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
     buggy = candidate.project_files["events.py"]
-    relying = buggy.replace(
-        "key=lambda event: event.starts)", "key=sortkeys.by_start_time)"
-    ).replace(
+    relying = buggy.replace("key=lambda event: event.starts)", "key=sortkeys.by_start_time)").replace(
         "import attrs\n",
         "import os\nimport sys\n\nimport attrs\n\n"
         "for _env in ('.venv/lib/python3.13/site-packages', 'site-packages'):\n"

@@ -96,8 +96,12 @@ def test_keys_in_the_instruction_are_redacted_and_published_and_keys_the_referen
             assert result.success
             by_plant = {c["task_id"].rsplit("-", 1)[1]: c for c in run.candidates()}
             for candidate in by_plant.values():
-                status = read_status(run.workspace, CandidateRef(family="planted", partition_key=candidate["partition_key"],
-                                                                 task_id=candidate["task_id"]))
+                status = read_status(
+                    run.workspace,
+                    CandidateRef(
+                        family="planted", partition_key=candidate["partition_key"], task_id=candidate["task_id"]
+                    ),
+                )
                 if status.image and status.image.tag:
                     tags.add(status.image.tag)
 

@@ -57,10 +57,12 @@ class ExistsOnlyFamily(ToyFamily):
         toy = super().task_spec(candidate, Greeting(name="Ada"), source)
         assert toy.tests is not None
         tests = toy.tests.model_copy(update={"test_files": {"tests/test_greet.py": EXISTS_TEST}})
-        return toy.model_copy(update={
-            "project_files": {**toy.project_files, "tests/test_greet.py": EXISTS_TEST.encode()},
-            "tests": tests,
-        })
+        return toy.model_copy(
+            update={
+                "project_files": {**toy.project_files, "tests/test_greet.py": EXISTS_TEST.encode()},
+                "tests": tests,
+            }
+        )
 
     def calibration_plan(self, candidate: ToyCandidate, spec: TaskSpec, proposal: Greeting | None) -> CalibrationPlan:
         return CalibrationPlan(probes=[Probe(name="collects", script="python -m pytest -q --collect-only tests 2>&1")])
@@ -91,14 +93,17 @@ def test_a_matrix_the_noop_passes_drops_the_candidate_as_trials_failed_and_publi
             result, _ = run.run()
             assert result.success
             [candidate] = run.candidates()
-            ref = CandidateRef(family="exists_only", partition_key=candidate["partition_key"],
-                               task_id=candidate["task_id"])
+            ref = CandidateRef(
+                family="exists_only", partition_key=candidate["partition_key"], task_id=candidate["task_id"]
+            )
             status = read_status(run.workspace, ref)
             # Only an image this run built is this test's to remove.
             image_tag = status.image.tag if status.image and status.image.built else None
 
             assert (candidate["status"], candidate["reason"], candidate["dropped_at"]) == (
-                "dropped", "trials_failed", "trials",
+                "dropped",
+                "trials_failed",
+                "trials",
             ), candidate
             assert candidate["detail"] == "noop: 1.0 (expected 0)"
             assert candidate["trial_rewards"] == {"reference": 1.0, "noop": 1.0}

@@ -51,8 +51,9 @@ describe("cart", () => {
   });
 });
 """
-PACKAGE = json.dumps({"name": "shop", "type": "module", "scripts": {"test": "vitest run"},
-                      "devDependencies": {"vitest": "^2.1.0"}})
+PACKAGE = json.dumps(
+    {"name": "shop", "type": "module", "scripts": {"test": "vitest run"}, "devDependencies": {"vitest": "^2.1.0"}}
+)
 # vitest 2's default reporter, as a session recorded it (the check ran in "web").
 FAILURE = """ \u276f test/cart.test.js (2 tests | 1 failed) 5ms
    \u00d7 cart > total > applies the discount 3ms
@@ -70,21 +71,37 @@ SENTINEL_FAIL = "web/test/cart.test.js::order total 456"
 
 
 def _candidate(command: str = "npm test", files: dict[str, str] | None = None) -> RepairCandidate:
-    files = files or {"web/package.json": PACKAGE, "web/src/cart.js": CART, "web/test/cart.test.js": CART_TESTS,
-                      "web/test/fixtures/data.test.json": "{}", "web/node_modules/x/a.test.js": ""}
+    files = files or {
+        "web/package.json": PACKAGE,
+        "web/src/cart.js": CART,
+        "web/test/cart.test.js": CART_TESTS,
+        "web/test/fixtures/data.test.json": "{}",
+        "web/node_modules/x/a.test.js": "",
+    }
     check = recognise_check(command, {path.removeprefix("web/"): text for path, text in files.items()})
     assert check is not None
     result = parse_check_result(check, FAILURE, 1)
     return RepairCandidate(
-        task_id="vitest-cart-fix", partition_key="vitest-cart", check=check, cwd="web", fail_command_index=0,
-        pass_command_index=1, fail_exit_code=1, failing_ids=result.failing_ids, failure_output=FAILURE,
-        timestamp="2026-03-01T10:00:00Z", fix_hash="0" * 12, project_files=files,
+        task_id="vitest-cart-fix",
+        partition_key="vitest-cart",
+        check=check,
+        cwd="web",
+        fail_command_index=0,
+        pass_command_index=1,
+        fail_exit_code=1,
+        failing_ids=result.failing_ids,
+        failure_output=FAILURE,
+        timestamp="2026-03-01T10:00:00Z",
+        fix_hash="0" * 12,
+        project_files=files,
         fixed_files={"web/src/cart.js": FIXED_CART},
     )
 
 
 def _spec(candidate: RepairCandidate) -> TaskSpec:
-    return RepairFamily().task_spec(candidate, None, TaskSource(partition_key="vitest-cart", source_model=None, org="local"))
+    return RepairFamily().task_spec(
+        candidate, None, TaskSource(partition_key="vitest-cart", source_model=None, org="local")
+    )
 
 
 # --- The repair task and its test.sh -------------------------------------------------------
@@ -103,8 +120,11 @@ def test_a_vitest_check_is_a_task_tracking_the_recorded_failure_by_file_and_suit
 
 
 def test_a_vitest_check_whose_project_does_not_declare_vitest_is_not_a_task() -> None:
-    files = {"package.json": json.dumps({"scripts": {"test": "vitest run"}, "dependencies": {"left-pad": "1"}}),
-             "src/cart.js": CART, "test/cart.test.js": CART_TESTS}
+    files = {
+        "package.json": json.dumps({"scripts": {"test": "vitest run"}, "dependencies": {"left-pad": "1"}}),
+        "src/cart.js": CART,
+        "test/cart.test.js": CART_TESTS,
+    }
     candidate = _candidate(files=files).model_copy(update={"cwd": ""})
     with pytest.raises(CandidateRejected) as rejected:
         _spec(candidate)
@@ -129,7 +149,8 @@ def test_vitest_runs_that_are_not_the_projects_tests_stay_unverifiable(command: 
 def test_a_failure_named_without_its_file_is_found_in_the_one_file_declaring_it() -> None:
     candidate = _candidate()
     assert verifier_test_ids(candidate, ["cart > total > applies the discount", "cart > nowhere"]) == [
-        "web/test/cart.test.js::cart > total > applies the discount", None
+        "web/test/cart.test.js::cart > total > applies the discount",
+        None,
     ]
 
 
@@ -147,7 +168,7 @@ def test_test_sh_runs_the_projects_vitest_with_the_harness_config_in_forked_work
     assert "VITEST=/workspace/web/node_modules/vitest/vitest.mjs\n" in script
     assert 'if [ "$(realpath -e -- "$VITEST" 2>/dev/null)" != "$VITEST" ]; then' in script
     assert "TEST_FILES=(web/test/cart.test.js)" in script
-    assert "test(\"%s\", () => { expect(%d + %d).toBe(%d); });" in script
+    assert 'test("%s", () => { expect(%d + %d).toBe(%d); });' in script
     harness = task.path / "tests" / "traj2env"
     for name in ("vitest_reporter.mjs", "vitest.config.cjs", "verdict.mjs", "tamper_check.mjs"):
         assert (harness / name).read_bytes() == (VERIFIER_FILES / name).read_bytes()
@@ -162,7 +183,7 @@ def test_the_restore_replaces_a_node_modules_link_with_the_pristine_folder(tmp_p
     spec = _spec(_candidate())
     script = scripts.test_sh(spec)
     start = script.index("# 1. Only solution code crosses")
-    step = script[start:script.index("python_environments() {")]
+    step = script[start : script.index("python_environments() {")]
     work, pristine, harness = tmp_path / "workspace", tmp_path / "pristine", tmp_path / "harness"
     (pristine / "web" / "node_modules" / "vitest").mkdir(parents=True)
     (pristine / "web" / "node_modules" / "vitest" / "vitest.mjs").write_text("// the image's\n")
@@ -208,37 +229,74 @@ def _test(name: str, state: str, mode: str = "run") -> dict[str, object]:
 
 
 def _suite(name: str, tasks: list[dict[str, object]], errors: list[str] | None = None) -> dict[str, object]:
-    return {"type": "suite", "name": name, "mode": "run", "tasks": tasks,
-            "result": {"state": "fail" if errors else "pass", **({"errors": errors} if errors else {})}}
+    return {
+        "type": "suite",
+        "name": name,
+        "mode": "run",
+        "tasks": tasks,
+        "result": {"state": "fail" if errors else "pass", **({"errors": errors} if errors else {})},
+    }
 
 
 def _file(path: str, tasks: list[dict[str, object]], state: str = "pass", errors: list[str] | None = None):
-    return {"type": "suite", "name": path, "filepath": f"/workspace/{path}", "mode": "run", "tasks": tasks,
-            "result": {"state": state, **({"errors": errors} if errors else {})}}
+    return {
+        "type": "suite",
+        "name": path,
+        "filepath": f"/workspace/{path}",
+        "mode": "run",
+        "tasks": tasks,
+        "result": {"state": state, **({"errors": errors} if errors else {})},
+    }
 
 
 def _v2_files(discount: str) -> list[dict[str, object]]:
     """Vitest 2's tree for the cart run: the tests, the sentinels appended to the file, and a
     sentinel module of its own."""
     return [
-        _file("web/test/cart.test.js", [
-            _suite("cart", [_suite("total", [_test("sums the items", "pass"), _test("applies the discount", discount)])]),
-            _test("parse merge 123", "pass"), _test("order total 456", "fail"), _test("a todo", "", mode="todo"),
-        ], state="fail"),
+        _file(
+            "web/test/cart.test.js",
+            [
+                _suite(
+                    "cart",
+                    [_suite("total", [_test("sums the items", "pass"), _test("applies the discount", discount)])],
+                ),
+                _test("parse merge 123", "pass"),
+                _test("order total 456", "fail"),
+                _test("a todo", "", mode="todo"),
+            ],
+            state="fail",
+        ),
         _file("web/test/load-limit-7.test.js", [_test("load limit 1", "pass"), _test("count value 2", "fail")], "fail"),
     ]
 
 
 def _v3_modules(discount: str) -> list[dict[str, object]]:
     states = {"pass": "passed", "fail": "failed"}
-    cart = [("cart > total > sums the items", "passed"), ("cart > total > applies the discount", states[discount]),
-            ("parse merge 123", "passed"), ("order total 456", "failed"), ("a todo", "skipped")]
+    cart = [
+        ("cart > total > sums the items", "passed"),
+        ("cart > total > applies the discount", states[discount]),
+        ("parse merge 123", "passed"),
+        ("order total 456", "failed"),
+        ("a todo", "skipped"),
+    ]
     return [
-        {"moduleId": "/workspace/web/test/cart.test.js", "state": "failed", "errors": [], "suites": [{"errors": []}],
-         "tests": [{"name": name.rsplit(" > ", 1)[-1], "fullName": name, "state": state} for name, state in cart]},
-        {"moduleId": "/workspace/web/test/load-limit-7.test.js", "state": "failed", "errors": [], "suites": [],
-         "tests": [{"name": "load limit 1", "fullName": "load limit 1", "state": "passed"},
-                   {"name": "count value 2", "fullName": "count value 2", "state": "failed"}]},
+        {
+            "moduleId": "/workspace/web/test/cart.test.js",
+            "state": "failed",
+            "errors": [],
+            "suites": [{"errors": []}],
+            "tests": [{"name": name.rsplit(" > ", 1)[-1], "fullName": name, "state": state} for name, state in cart],
+        },
+        {
+            "moduleId": "/workspace/web/test/load-limit-7.test.js",
+            "state": "failed",
+            "errors": [],
+            "suites": [],
+            "tests": [
+                {"name": "load limit 1", "fullName": "load limit 1", "state": "passed"},
+                {"name": "count value 2", "fullName": "count value 2", "state": "failed"},
+            ],
+        },
     ]
 
 
@@ -250,25 +308,45 @@ def _run_reporter(tmp_path: Path, run: dict[str, object]) -> Path:
     with channel.open("wb") as out:
         subprocess.run(
             f"node {driver} {json.dumps(json.dumps(run))} 3>&{out.fileno()} 4< <(printf '%s' {KEY})",
-            shell=True, executable="/bin/bash", pass_fds=(out.fileno(),), check=True, timeout=60,
+            shell=True,
+            executable="/bin/bash",
+            pass_fds=(out.fileno(),),
+            check=True,
+            timeout=60,
         )
     return channel
 
 
 def _verdict(tmp_path: Path, channel: Path, sentinels: dict[str, str] | None = None) -> dict[str, object]:
-    sentinels = sentinels if sentinels is not None else {
-        SENTINEL_PASS: "passed", SENTINEL_FAIL: "failed",
-        "web/test/load-limit-7.test.js::load limit 1": "passed", "web/test/load-limit-7.test.js::count value 2": "failed",
-    }
+    sentinels = (
+        sentinels
+        if sentinels is not None
+        else {
+            SENTINEL_PASS: "passed",
+            SENTINEL_FAIL: "failed",
+            "web/test/load-limit-7.test.js::load limit 1": "passed",
+            "web/test/load-limit-7.test.js::count value 2": "failed",
+        }
+    )
     (tmp_path / "tracked_ids.txt").write_text(TRACKED + "\n")
     (tmp_path / "sentinels.txt").write_text("".join(f"{name}\t{outcome}\n" for name, outcome in sentinels.items()))
     (tmp_path / "tamper.json").write_text('{"findings": []}\n')
     out = tmp_path / "logs"
     out.mkdir(exist_ok=True)
     subprocess.run(
-        ["node", str(VERIFIER_FILES / "verdict.mjs"), str(channel), KEY, str(tmp_path / "tracked_ids.txt"),
-         str(tmp_path / "sentinels.txt"), "check", str(tmp_path / "tamper.json"), str(out)],
-        check=True, timeout=60,
+        [
+            "node",
+            str(VERIFIER_FILES / "verdict.mjs"),
+            str(channel),
+            KEY,
+            str(tmp_path / "tracked_ids.txt"),
+            str(tmp_path / "sentinels.txt"),
+            "check",
+            str(tmp_path / "tamper.json"),
+            str(out),
+        ],
+        check=True,
+        timeout=60,
     )
     verdict = json.loads((out / "verdict.json").read_text())
     assert (out / "reward.txt").read_text() == f"{verdict['reward']}\n"
@@ -277,8 +355,11 @@ def _verdict(tmp_path: Path, channel: Path, sentinels: dict[str, str] | None = N
 
 def _run(shape: str, discount: str, **changes: object) -> dict[str, object]:
     run: dict[str, object] = {"shape": shape, "pool": "forks", "errors": [], "reason": "failed"}
-    run.update({"files": _v2_files(discount)} if shape == "onFinished" else {"modules": _v3_modules(discount),
-                                                                              "files": _v2_files(discount)})
+    run.update(
+        {"files": _v2_files(discount)}
+        if shape == "onFinished"
+        else {"modules": _v3_modules(discount), "files": _v2_files(discount)}
+    )
     run.update(changes)
     return run
 
@@ -306,14 +387,21 @@ def test_the_tracked_test_failing_scores_zero(tmp_path: Path, shape: str) -> Non
 @needs_node
 @SHAPES
 def test_vitest_3_reports_once_though_it_calls_both_hooks(tmp_path: Path, shape: str) -> None:
-    records = [json.loads(json.loads(line)["body"]) for line in _run_reporter(tmp_path, _run(shape, "pass")).read_text().splitlines()]
+    records = [
+        json.loads(json.loads(line)["body"])
+        for line in _run_reporter(tmp_path, _run(shape, "pass")).read_text().splitlines()
+    ]
     assert [record["seq"] for record in records] == list(range(1, len(records) + 1))
     assert [record["kind"] for record in records].count("end") == 1 and records[-1]["kind"] == "end"
     reports = {record["id"]: record["outcome"] for record in records if record["kind"] == "report"}
     assert reports == {
-        PASSING: "passed", TRACKED: "passed", SENTINEL_PASS: "passed", SENTINEL_FAIL: "failed",
+        PASSING: "passed",
+        TRACKED: "passed",
+        SENTINEL_PASS: "passed",
+        SENTINEL_FAIL: "failed",
         "web/test/cart.test.js::a todo": "skipped",
-        "web/test/load-limit-7.test.js::load limit 1": "passed", "web/test/load-limit-7.test.js::count value 2": "failed",
+        "web/test/load-limit-7.test.js::load limit 1": "passed",
+        "web/test/load-limit-7.test.js::count value 2": "failed",
     }
 
 
@@ -372,8 +460,15 @@ def test_a_file_that_fails_to_load_is_a_failing_unit_named_by_the_file(tmp_path:
     run = _run(shape, "pass")
     run["files"].append(_file(broken, [], state="fail", errors=["SyntaxError: Unexpected token"]))
     if "modules" in run:
-        run["modules"].append({"moduleId": f"/workspace/{broken}", "state": "failed",
-                               "errors": ["SyntaxError: Unexpected token"], "suites": [], "tests": []})
+        run["modules"].append(
+            {
+                "moduleId": f"/workspace/{broken}",
+                "state": "failed",
+                "errors": ["SyntaxError: Unexpected token"],
+                "suites": [],
+                "tests": [],
+            }
+        )
     verdict = _verdict(tmp_path, _run_reporter(tmp_path, run))
     assert (verdict["reward"], verdict["reason"], verdict["failed"]) == (0, "check_failed", [broken]), verdict
 
@@ -395,7 +490,10 @@ def test_the_reporters_ids_are_the_ids_the_recorded_output_is_tracked_by(tmp_pat
     check's folder) becomes the tracked id; the reporter names the same test the same way."""
     candidate = _candidate()
     [tracked] = verifier_test_ids(candidate, candidate.failing_ids)
-    records = [json.loads(json.loads(line)["body"]) for line in _run_reporter(tmp_path, _run(shape, "fail")).read_text().splitlines()]
+    records = [
+        json.loads(json.loads(line)["body"])
+        for line in _run_reporter(tmp_path, _run(shape, "fail")).read_text().splitlines()
+    ]
     failed = {record["id"] for record in records if record.get("outcome") == "failed"}
     assert candidate.failing_ids == ["test/cart.test.js > cart > total > applies the discount"]
     assert tracked in failed and tracked == TRACKED
@@ -408,9 +506,16 @@ def test_the_reporters_ids_are_the_ids_the_recorded_output_is_tracked_by(tmp_pat
 def test_the_harness_config_runs_exactly_the_listed_files_with_globals_and_no_project_config(tmp_path: Path) -> None:
     files = "web/test/cart.test.js\nweb/test/[id].test.ts\n"
     shown = subprocess.run(
-        ["node", "-e", f"console.log(JSON.stringify(require({json.dumps(str(VERIFIER_FILES / 'vitest.config.cjs'))})))"],
+        [
+            "node",
+            "-e",
+            f"console.log(JSON.stringify(require({json.dumps(str(VERIFIER_FILES / 'vitest.config.cjs'))})))",
+        ],
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "TRAJ2ENV_TEST_FILES": files},
-        capture_output=True, text=True, check=True, timeout=60,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     ).stdout
     config = json.loads(shown)
     assert config["test"]["include"] == ["web/test/cart.test.js", "web/test/\\[id\\].test.ts"]
@@ -422,6 +527,11 @@ def test_the_harness_config_runs_exactly_the_listed_files_with_globals_and_no_pr
 
 
 def test_a_vitest_spec_needs_no_check_command() -> None:
-    spec = VerifierSpec(runner="vitest", tracked_test_ids=[TRACKED], run_targets=["web/test/cart.test.js"],
-                        reward="check", check_dir="web")
+    spec = VerifierSpec(
+        runner="vitest",
+        tracked_test_ids=[TRACKED],
+        run_targets=["web/test/cart.test.js"],
+        reward="check",
+        check_dir="web",
+    )
     assert spec.check_command == []

@@ -18,8 +18,8 @@ import pytest
 
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.definitions import build_definitions
-from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.docker import DockerEngineResource
+from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, LlmResource
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
@@ -41,8 +41,13 @@ def toy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
 
 class ToyPipeline:
     def __init__(
-        self, root: Path, samples: list[str], provider: FakeProvider, instance: dg.DagsterInstance,
-        container_labels: dict[str, str] | None = None, family: str = "toy",
+        self,
+        root: Path,
+        samples: list[str],
+        provider: FakeProvider,
+        instance: dg.DagsterInstance,
+        container_labels: dict[str, str] | None = None,
+        family: str = "toy",
     ) -> None:
         self.root = root
         self.family = family
@@ -83,8 +88,13 @@ class ToyPipeline:
         if len(self.keys) == 1:
             partition: dict[str, Any] = {"partition_key": self.keys[0], "tags": tags}
         else:
-            partition = {"tags": {**tags, "dagster/asset_partition_range_start": self.keys[0],
-                                  "dagster/asset_partition_range_end": self.keys[-1]}}
+            partition = {
+                "tags": {
+                    **tags,
+                    "dagster/asset_partition_range_start": self.keys[0],
+                    "dagster/asset_partition_range_end": self.keys[-1],
+                }
+            }
         result = definitions.resolve_job_def(PIPELINE_JOB).execute_in_process(instance=self.instance, **partition)
         return result, definitions.resolve_job_def(REPORT_JOB).execute_in_process(instance=self.instance, tags=tags)
 

@@ -82,8 +82,17 @@ def make_workdir(root: Path, user: str = "fault tests") -> Workdir:
 
 
 def start_cli(work: Workdir, *options: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "traj2env_assets.cli", "generate", "--config", str(work.config),
-               "--workspace", str(work.workspace), *options]
+    command = [
+        sys.executable,
+        "-m",
+        "traj2env_assets.cli",
+        "generate",
+        "--config",
+        str(work.config),
+        "--workspace",
+        str(work.workspace),
+        *options,
+    ]
     env = {**os.environ, "DAGSTER_HOME": str(work.home), "PYTHONPATH": os.pathsep.join(sys.path)}
     log = (work.root / "cli.log").open("ab")
     return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=REPO)
@@ -202,7 +211,8 @@ def published(work: Workdir) -> dict[str, dict[str, str]]:
     for task in sorted(p for p in work.tasks.iterdir() if p.is_dir()):
         tasks[task.name] = {
             str(f.relative_to(task)): hashlib.sha256(f.read_bytes()).hexdigest()
-            for f in sorted(task.rglob("*")) if f.is_file()
+            for f in sorted(task.rglob("*"))
+            if f.is_file()
         }
     return tasks
 
@@ -211,8 +221,11 @@ def leftovers(client: docker.DockerClient, work: Workdir) -> dict[str, list[str]
     """What must be gone after a rerun: containers of this workspace's runs, orphaned
     staging folders, killed copies in the destination, run locks."""
     return {
-        "containers": [c.attrs["Names"][0] for c in our_containers(client)
-                       if (c.attrs.get("Labels") or {}).get(RUN_LOCK_LABEL, "").startswith(str(work.home))],
+        "containers": [
+            c.attrs["Names"][0]
+            for c in our_containers(client)
+            if (c.attrs.get("Labels") or {}).get(RUN_LOCK_LABEL, "").startswith(str(work.home))
+        ],
         "orphaned_staging": [str(p) for p in orphaned_staging_dirs(Workspace(root=work.workspace))],
         "publishing": [str(p) for p in work.tasks.glob(".*.publishing")],
         "run_locks": [str(p) for p in (work.home / RUN_LOCK_DIR).glob("*.lock")],

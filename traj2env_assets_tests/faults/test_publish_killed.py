@@ -15,8 +15,10 @@ from traj2env_assets.publish import publish_task
 
 FILES = 2000
 FILE_BYTES = 64 * 1024
-PUBLISH = "import sys; from pathlib import Path; from traj2env_assets.publish import publish_task; " \
-          "publish_task(Path(sys.argv[1]), Path(sys.argv[2]), 'task-new')"
+PUBLISH = (
+    "import sys; from pathlib import Path; from traj2env_assets.publish import publish_task; "
+    "publish_task(Path(sys.argv[1]), Path(sys.argv[2]), 'task-new')"
+)
 
 
 def _tree(root: Path) -> dict[str, bytes]:

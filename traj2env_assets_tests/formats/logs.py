@@ -13,7 +13,9 @@ def write_jsonl(path: Path, lines: list[dict[str, Any]]) -> Path:
     return path
 
 
-def claude_line(kind: str, uuid: str, content: Any, *, ts: str, cwd: str = "/home/dev/calc", **extra: Any) -> dict[str, Any]:
+def claude_line(
+    kind: str, uuid: str, content: Any, *, ts: str, cwd: str = "/home/dev/calc", **extra: Any
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": kind, "content": content}
     if kind == "assistant":
         message.update({"id": extra.pop("message_id", f"msg_{uuid}"), "model": "claude-sonnet-4-6"})

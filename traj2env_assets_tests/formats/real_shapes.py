@@ -46,17 +46,11 @@ def _claude(
     }
 
 
-def _write_with_comments(
-    path: Path, lines: list[dict[str, Any]], demonstrates: str
-) -> Path:
+def _write_with_comments(path: Path, lines: list[dict[str, Any]], demonstrates: str) -> Path:
     # session-share's files start with two `//` lines its repository added: not JSON.
     path.parent.mkdir(parents=True, exist_ok=True)
-    head = (
-        f"// Source: hand-made for traj2env's tests\n// Demonstrates: {demonstrates}\n"
-    )
-    path.write_text(
-        head + "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
-    )
+    head = f"// Source: hand-made for traj2env's tests\n// Demonstrates: {demonstrates}\n"
+    path.write_text(head + "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 
 
@@ -71,9 +65,7 @@ class _ClaudeSession:
     def _add(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
         parent = self.lines[-1]["uuid"] if self.lines else None
         uuid = f"{self.session[:8]}-{len(self.lines):04d}"
-        self.lines.append(
-            _claude(kind, uuid, parent, message, self.version, self.session, **extra)
-        )
+        self.lines.append(_claude(kind, uuid, parent, message, self.version, self.session, **extra))
 
     def user(self, text: str) -> None:
         self._add("user", {"role": "user", "content": text})
@@ -153,9 +145,7 @@ def claude_edit_variants(path: Path) -> Path:
     for index, (name, old, new, replace_all) in enumerate(edits, start=1):
         file_path = f"{CLAUDE_EDIT_ROOT}/{name}"
         original = current[name]
-        current[name] = (
-            original.replace(old, new) if replace_all else original.replace(old, new, 1)
-        )
+        current[name] = original.replace(old, new) if replace_all else original.replace(old, new, 1)
         structured = {
             "filePath": file_path,
             "oldString": old,
@@ -190,9 +180,8 @@ def claude_edit_variants(path: Path) -> Path:
     return _write_with_comments(path, session.lines, "Edit tool variants")
 
 
-CONFTEST = (
-    '"""Pytest configuration and fixtures for e2e tests."""\n\nimport subprocess\n\n'
-    + "".join(f"VALUE_{n} = {n}\n" for n in range(1, 27))
+CONFTEST = '"""Pytest configuration and fixtures for e2e tests."""\n\nimport subprocess\n\n' + "".join(
+    f"VALUE_{n} = {n}\n" for n in range(1, 27)
 )
 
 
@@ -204,20 +193,13 @@ def numbered(text: str, start: int = 1, count: int | None = None) -> str:
     ending in a newline shows an empty last line), then a system reminder."""
     lines = text.split("\n")[start - 1 :]
     lines = lines if count is None else lines[:count]
-    return (
-        "\n".join(
-            f"{number:>6}\u2192{line}" for number, line in enumerate(lines, start=start)
-        )
-        + REMINDER
-    )
+    return "\n".join(f"{number:>6}\u2192{line}" for number, line in enumerate(lines, start=start)) + REMINDER
 
 
 def claude_read_variants(path: Path) -> Path:
     """read-tool-variants.jsonl (CC 2.1.25): ``Read`` with file_path only, ``limit``,
     ``offset`` and both; the results are numbered listings with no structured file."""
-    session = _ClaudeSession(
-        "0e1d1e5a-0000-4000-8000-0000000000ad", "2.1.25", "claude-opus-4-5-20251101"
-    )
+    session = _ClaudeSession("0e1d1e5a-0000-4000-8000-0000000000ad", "2.1.25", "claude-opus-4-5-20251101")
     session.user("Read e2e-tests/conftest.py four ways with the Read tool.")
     file_path = f"{CLAUDE_CWD}/conftest.py"
     reads = [
@@ -237,17 +219,13 @@ def claude_read_variants(path: Path) -> Path:
     return _write_with_comments(path, session.lines, "Read tool variants")
 
 
-PLUGIN_FILES = {
-    f"plugin/part_{n}.md": f"# Part {n}\n\nStep {n} of the plan.\n" for n in range(1, 4)
-}
+PLUGIN_FILES = {f"plugin/part_{n}.md": f"# Part {n}\n\nStep {n} of the plan.\n" for n in range(1, 4)}
 
 
 def claude_repeated_history(path: Path) -> Path:
     """general-tool-calls.jsonl (CC 2.1.11): most ``tool_use`` ids appear on two lines (the
     history written again); ``Read`` results carry the file in ``toolUseResult`` (type text)."""
-    session = _ClaudeSession(
-        "0e1d1e5a-0000-4000-8000-00000000d0b1", "2.1.11", "claude-opus-4-5-20251101"
-    )
+    session = _ClaudeSession("0e1d1e5a-0000-4000-8000-00000000d0b1", "2.1.11", "claude-opus-4-5-20251101")
     session.user("Build the plugin from the plan.")
     for index, (name, text) in enumerate(PLUGIN_FILES.items(), start=1):
         file_path = f"{CLAUDE_CWD}/{name}"
@@ -279,8 +257,7 @@ def claude_repeated_history(path: Path) -> Path:
     repeated = [
         dict(line)
         for line in session.lines
-        if line["type"] == "assistant"
-        and line["message"]["content"][0]["type"] == "tool_use"
+        if line["type"] == "assistant" and line["message"]["content"][0]["type"] == "tool_use"
     ][:4]
     for line in repeated:
         line["uuid"] = line["uuid"] + "-again"
@@ -291,10 +268,7 @@ def claude_repeated_history(path: Path) -> Path:
 
 PI_CWD = "/home/dev/pi-app"
 PI_SESSION = "0e1d1e5a-0000-4000-8000-0000000000b1"
-PI_PACKAGE = (
-    json.dumps({"name": "pi-app", "scripts": {"check": "tsc --noEmit"}}, indent=2)
-    + "\n"
-)
+PI_PACKAGE = json.dumps({"name": "pi-app", "scripts": {"check": "tsc --noEmit"}}, indent=2) + "\n"
 PI_SOURCE = 'import type { QueueMode } from "./types";\n\nexport function mode(): QueueMode {\n  return "all";\n}\n'
 PI_FIXED = 'export function mode(): "all" | "one" {\n  return "all";\n}\n'
 PI_CHECK = f"cd {PI_CWD} && npm run check"
@@ -377,9 +351,7 @@ def pi_legacy_compaction(path: Path) -> Path:
     )
     pi.call("t1", "read", {"path": f"{PI_CWD}/package.json"}, PI_PACKAGE)
     pi.call("t2", "read", {"path": f"{PI_CWD}/src/mode.ts"}, PI_SOURCE)
-    pi.call(
-        "t3", "read", {"path": f"{PI_CWD}/src/notes.ts"}, "export const notes = 1;\n"
-    )
+    pi.call("t3", "read", {"path": f"{PI_CWD}/src/notes.ts"}, "export const notes = 1;\n")
     pi.lines.append(
         {
             "type": "thinking_level_change",
@@ -554,9 +526,7 @@ def codex_redacted(path: Path) -> Path:
 def claude_images(path: Path) -> Path:
     """images-in-user-messages.jsonl (CC 2.1.22): the user pasted images (base64 ``image``
     blocks beside the text of the same message)."""
-    session = _ClaudeSession(
-        "0e1d1e5a-0000-4000-8000-0000000013a9", "2.1.22", "claude-opus-4-5-20251101"
-    )
+    session = _ClaudeSession("0e1d1e5a-0000-4000-8000-0000000013a9", "2.1.22", "claude-opus-4-5-20251101")
     pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
     image = {
         "type": "image",

@@ -19,7 +19,9 @@ def _resumed(source: Path) -> Path:
         source / f"{NEW}.jsonl",
         [
             claude_line("user", "u1", "first request", ts="2026-03-01T10:00:00Z", sessionId=OLD),
-            claude_line("assistant", "a1", [{"type": "text", "text": "done"}], ts="2026-03-01T10:00:01Z", sessionId=OLD),
+            claude_line(
+                "assistant", "a1", [{"type": "text", "text": "done"}], ts="2026-03-01T10:00:01Z", sessionId=OLD
+            ),
             claude_line("user", "u2", "second request", ts="2026-03-02T09:00:00Z", sessionId=NEW),
         ],
     )
@@ -28,7 +30,9 @@ def _resumed(source: Path) -> Path:
 def test_resumed_session_takes_the_files_own_id(tmp_path: Path) -> None:
     source = tmp_path / "src"
     path = _resumed(source)
-    write_jsonl(source / f"{OLD}.jsonl", [claude_line("user", "u1", "first request", ts="2026-03-01T10:00:00Z", sessionId=OLD)])
+    write_jsonl(
+        source / f"{OLD}.jsonl", [claude_line("user", "u1", "first request", ts="2026-03-01T10:00:00Z", sessionId=OLD)]
+    )
     assert convert_source(path).trajectory.session_id == NEW
     registration = register_sources(Workspace(root=tmp_path / "ws"), source)
     assert sorted(registration.new) == sorted([f"claude-code-{NEW}", f"claude-code-{OLD}"])
@@ -39,15 +43,44 @@ def _parent_with_flat_agent(source: Path, agent_session: str = NEW) -> Path:
         source / f"{NEW}.jsonl",
         [
             claude_line("user", "u1", "Investigate.", ts="2026-03-01T10:00:00Z", sessionId=NEW),
-            claude_line("assistant", "a1", [tool_use("task1", "Task", prompt="look", description="d")], ts="2026-03-01T10:00:01Z", sessionId=NEW),
-            claude_line("user", "u2", [tool_result("task1", "found it")], ts="2026-03-01T10:00:05Z", sessionId=NEW, toolUseResult={"agentId": "f00d"}),
+            claude_line(
+                "assistant",
+                "a1",
+                [tool_use("task1", "Task", prompt="look", description="d")],
+                ts="2026-03-01T10:00:01Z",
+                sessionId=NEW,
+            ),
+            claude_line(
+                "user",
+                "u2",
+                [tool_result("task1", "found it")],
+                ts="2026-03-01T10:00:05Z",
+                sessionId=NEW,
+                toolUseResult={"agentId": "f00d"},
+            ),
         ],
     )
     write_jsonl(
         source / "agent-f00d.jsonl",
         [
-            claude_line("user", "s1", "look", ts="2026-03-01T10:00:02Z", sessionId=agent_session, agentId="f00d", isSidechain=True),
-            claude_line("assistant", "s2", [{"type": "text", "text": "found it"}], ts="2026-03-01T10:00:03Z", sessionId=agent_session, agentId="f00d", isSidechain=True),
+            claude_line(
+                "user",
+                "s1",
+                "look",
+                ts="2026-03-01T10:00:02Z",
+                sessionId=agent_session,
+                agentId="f00d",
+                isSidechain=True,
+            ),
+            claude_line(
+                "assistant",
+                "s2",
+                [{"type": "text", "text": "found it"}],
+                ts="2026-03-01T10:00:03Z",
+                sessionId=agent_session,
+                agentId="f00d",
+                isSidechain=True,
+            ),
         ],
     )
     return parent
@@ -70,7 +103,17 @@ def test_flat_subagent_file_rewritten_for_another_session_leaves_it(tmp_path: Pa
     assert len(convert_source(parent).trajectory.subagent_trajectories or []) == 1
     write_jsonl(
         source / "agent-f00d.jsonl",
-        [claude_line("user", "s1", "look elsewhere", ts="2026-03-01T10:00:02Z", sessionId=OLD, agentId="f00d", isSidechain=True)],
+        [
+            claude_line(
+                "user",
+                "s1",
+                "look elsewhere",
+                ts="2026-03-01T10:00:02Z",
+                sessionId=OLD,
+                agentId="f00d",
+                isSidechain=True,
+            )
+        ],
     )
     assert convert_source(parent).trajectory.subagent_trajectories is None
 
@@ -86,9 +129,16 @@ def test_model_name_is_the_model_that_answered_not_the_synthetic_placeholder(tmp
     lines = [claude_line("user", "u0", "go", ts="2026-03-01T10:00:00Z")]
     for index in range(3):
         lines.append(
-            claude_line("assistant", f"a{index}", [{"type": "text", "text": f"reply {index}"}], ts=f"2026-03-01T10:00:0{index + 1}Z")
+            claude_line(
+                "assistant",
+                f"a{index}",
+                [{"type": "text", "text": f"reply {index}"}],
+                ts=f"2026-03-01T10:00:0{index + 1}Z",
+            )
         )
-    error = claude_line("assistant", "ae", [{"type": "text", "text": "API Error: 529 overloaded"}], ts="2026-03-01T10:00:09Z")
+    error = claude_line(
+        "assistant", "ae", [{"type": "text", "text": "API Error: 529 overloaded"}], ts="2026-03-01T10:00:09Z"
+    )
     error["message"]["model"] = "<synthetic>"
     lines.append(error)
     result = convert_source(write_jsonl(tmp_path / "s.jsonl", lines))

@@ -42,8 +42,18 @@ def _items() -> list[dict[str, Any]]:
     context = f"<environment_context>\n  <cwd>{CWD}</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"
     return [
         {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": context}]},
-        {"type": "message", "id": None, "role": "user", "content": [{"type": "input_text", "text": "Write add() and make its test pass."}]},
-        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Create the files."}], "encrypted_content": "opaque"},
+        {
+            "type": "message",
+            "id": None,
+            "role": "user",
+            "content": [{"type": "input_text", "text": "Write add() and make its test pass."}],
+        },
+        {
+            "type": "reasoning",
+            "id": "rs_1",
+            "summary": [{"type": "summary_text", "text": "Create the files."}],
+            "encrypted_content": "opaque",
+        },
         *_shell("c1", ["apply_patch", ADD], "Done!", 0),
         *_shell("c2", ["apply_patch", TEST], "Done!", 0),
         *_shell("c3", ["bash", "-lc", "python -m pytest -q"], FAILED, 1),
@@ -54,7 +64,12 @@ def _items() -> list[dict[str, Any]]:
 
 
 def _bare_jsonl(path: Path) -> Path:
-    header = {"id": SESSION, "timestamp": "2025-07-10T18:58:38.331Z", "instructions": "# AGENTS.md\nBe brief.", "git": {"branch": "main"}}
+    header = {
+        "id": SESSION,
+        "timestamp": "2025-07-10T18:58:38.331Z",
+        "instructions": "# AGENTS.md\nBe brief.",
+        "git": {"branch": "main"},
+    }
     lines = [header, {"record_type": "state"}]
     for item in _items():
         lines += [item, {"record_type": "state"}]
@@ -63,13 +78,18 @@ def _bare_jsonl(path: Path) -> Path:
 
 
 def _typescript_json(path: Path) -> Path:
-    document = {"session": {"timestamp": "2025-04-20T09:00:00.000Z", "id": SESSION, "instructions": ""}, "items": _items()}
+    document = {
+        "session": {"timestamp": "2025-04-20T09:00:00.000Z", "id": SESSION, "instructions": ""},
+        "items": _items(),
+    }
     path.write_text(json.dumps(document, indent=2), encoding="utf-8")
     return path
 
 
-ERAS = {"bare-jsonl": (_bare_jsonl, f"rollout-2025-07-10T18-58-38-{SESSION}.jsonl"),
-        "typescript-json": (_typescript_json, f"rollout-2025-04-20-{SESSION}.json")}
+ERAS = {
+    "bare-jsonl": (_bare_jsonl, f"rollout-2025-07-10T18-58-38-{SESSION}.jsonl"),
+    "typescript-json": (_typescript_json, f"rollout-2025-04-20-{SESSION}.json"),
+}
 
 
 @pytest.mark.parametrize("era", sorted(ERAS))

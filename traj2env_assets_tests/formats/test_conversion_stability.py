@@ -145,7 +145,7 @@ TRICKY_JSON = [
 def test_embedded_json_decodes_exactly_as_the_stdlib() -> None:
     """``loads_like_stdlib`` may be faster than ``json.loads`` but never different."""
     rng = random.Random(5)
-    alphabet = list('{}[]",:.-+eE019 \t\nNaIfu\\') + ["null", "true", "NaN", "\\ud800", "\ufeff"]
+    alphabet = [*'{}[]",:.-+eE019 \t\nNaIfu\\', "null", "true", "NaN", "\\ud800", "\ufeff"]
     cases: list[str | bytes] = list(TRICKY_JSON)
     for _ in range(3000):
         text = list(str(rng.choice(TRICKY_JSON[:12])))

@@ -16,10 +16,23 @@ def _codex(path: Path, mangled: object) -> Path:
         [
             codex_line("session_meta", {"id": mangled, "cli_version": mangled, "cwd": mangled, "model": mangled}),
             codex_line("turn_context", {"cwd": mangled, "model": mangled, "effort": mangled}),
-            codex_line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]}),
-            codex_line("response_item", {"type": "local_shell_call", "call_id": "c1", "action": {"command": ["ls"], "working_directory": mangled}}),
+            codex_line(
+                "response_item",
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix it"}]},
+            ),
+            codex_line(
+                "response_item",
+                {
+                    "type": "local_shell_call",
+                    "call_id": "c1",
+                    "action": {"command": ["ls"], "working_directory": mangled},
+                },
+            ),
             codex_line("turn_context", {"cwd": "/home/dev/calc", "model": "gpt-5.3-codex", "effort": "high"}),
-            codex_line("response_item", {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c2"}),
+            codex_line(
+                "response_item",
+                {"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c2"},
+            ),
         ],
     )
 
@@ -64,10 +77,20 @@ def test_claude_code_mangled_scalars_are_left_out(tmp_path: Path) -> None:
 def test_pi_mangled_model_is_left_out(tmp_path: Path) -> None:
     lines = [
         {"type": "session", "version": 3, "id": "pi-1", "timestamp": "2026-03-01T10:00:00Z", "cwd": "/home/dev/calc"},
-        {"type": "message", "id": "m1", "parentId": None, "timestamp": "2026-03-01T10:00:01Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "fix it"}]}},
-        {"type": "message", "id": "m2", "parentId": "m1", "timestamp": "2026-03-01T10:00:02Z",
-         "message": {"role": "assistant", "model": {"id": "x"}, "content": [{"type": "text", "text": "done"}]}},
+        {
+            "type": "message",
+            "id": "m1",
+            "parentId": None,
+            "timestamp": "2026-03-01T10:00:01Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": "fix it"}]},
+        },
+        {
+            "type": "message",
+            "id": "m2",
+            "parentId": "m1",
+            "timestamp": "2026-03-01T10:00:02Z",
+            "message": {"role": "assistant", "model": {"id": "x"}, "content": [{"type": "text", "text": "done"}]},
+        },
     ]
     result = convert_source(write_jsonl(tmp_path / "pi.jsonl", lines))
     assert result.record.status == "converted", result.record.detail

@@ -16,17 +16,11 @@ from traj2env_assets_tests.loaded_logs import load_trajectory, npm_check_exit_co
 
 
 def _results(trajectory: Trajectory) -> list:
-    return [
-        r
-        for step in trajectory.steps
-        for r in (step.observation.results if step.observation else [])
-    ]
+    return [r for step in trajectory.steps for r in (step.observation.results if step.observation else [])]
 
 
 @pytest.mark.parametrize("name", sorted(WRITERS))
-def test_each_shape_converts_and_validates_with_harbor(
-    tmp_path: Path, name: str
-) -> None:
+def test_each_shape_converts_and_validates_with_harbor(tmp_path: Path, name: str) -> None:
     result = convert_source(WRITERS[name](tmp_path / name))
     assert result.record.status == "converted", result.record.detail
     document = result.trajectory.model_dump(mode="json", exclude_none=True)
@@ -37,28 +31,17 @@ def test_each_shape_converts_and_validates_with_harbor(
 
 def test_claude_code_repeated_history_is_deduplicated(tmp_path: Path) -> None:
     trajectory = load_trajectory(real_shapes.claude_repeated_history(tmp_path / "s.jsonl"))
-    call_ids = [
-        call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []
-    ]
+    call_ids = [call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []]
     assert len(call_ids) == len(set(call_ids)) == 6
     assert trajectory.extra["duplicate_tool_calls"] == 4
 
 
 def test_claude_code_edit_keeps_pre_image_and_cwd(tmp_path: Path) -> None:
     trajectory = load_trajectory(real_shapes.claude_edit_variants(tmp_path / "s.jsonl"))
-    edits = [
-        call
-        for step in trajectory.steps
-        for call in step.tool_calls or []
-        if call.function_name == "Edit"
-    ]
+    edits = [call for step in trajectory.steps for call in step.tool_calls or [] if call.function_name == "Edit"]
     assert len(edits) == 4
     assert edits[0].extra["cwd"] == real_shapes.CLAUDE_CWD
-    pre_images = [
-        r.extra["original_file"]
-        for r in _results(trajectory)
-        if r.extra and "original_file" in r.extra
-    ]
+    pre_images = [r.extra["original_file"] for r in _results(trajectory) if r.extra and "original_file" in r.extra]
     assert pre_images[0] == real_shapes.EDIT_FILES["edit_basic.txt"]
     assert len(pre_images) == 4
 
@@ -82,11 +65,7 @@ def test_pi_failing_check_keeps_exit_code(tmp_path: Path) -> None:
 
 def test_pi_user_shell_commands_become_system_steps(tmp_path: Path) -> None:
     trajectory = load_trajectory(real_shapes.pi_legacy_compaction(tmp_path / "s.jsonl"))
-    user_shell = [
-        step
-        for step in trajectory.steps
-        if step.extra and "user_shell_command" in step.extra
-    ]
+    user_shell = [step for step in trajectory.steps if step.extra and "user_shell_command" in step.extra]
     assert len(user_shell) == 2
     assert all(step.source == "system" for step in user_shell)
     assert user_shell[0].observation.results[0].extra["exit_code"] == 0
@@ -94,11 +73,7 @@ def test_pi_user_shell_commands_become_system_steps(tmp_path: Path) -> None:
 
 def test_codex_redacted_rollout_keeps_tool_names_and_cwd(tmp_path: Path) -> None:
     trajectory = load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl"))
-    names = [
-        call.function_name
-        for step in trajectory.steps
-        for call in step.tool_calls or []
-    ]
+    names = [call.function_name for step in trajectory.steps for call in step.tool_calls or []]
     assert (
         names.count("exec_command"),
         names.count("apply_patch"),
@@ -106,9 +81,6 @@ def test_codex_redacted_rollout_keeps_tool_names_and_cwd(tmp_path: Path) -> None
     ) == (2, 2, 1)
     assert trajectory.session_id == real_shapes.CODEX_SESSION
     patches = [
-        call
-        for step in trajectory.steps
-        for call in step.tool_calls or []
-        if call.function_name == "apply_patch"
+        call for step in trajectory.steps for call in step.tool_calls or [] if call.function_name == "apply_patch"
     ]
     assert [call.extra["cwd"] for call in patches] == [real_shapes.CODEX_CWD] * 2

@@ -19,7 +19,9 @@ ROOT = "/home/dev/till"
 CHECK = "python -m pytest -q"
 MODULE = "till.py"
 TESTS = "tests/test_till.py"
-TRACKED = [f"{TESTS}::{name}" for name in ("test_total_adds_tax", "test_banner_is_printed", "test_out_of_stock_is_logged")]
+TRACKED = [
+    f"{TESTS}::{name}" for name in ("test_total_adds_tax", "test_banner_is_printed", "test_out_of_stock_is_logged")
+]
 PRINTED = TRACKED[1:]
 FAILING_OUTPUT = (
     "Exit code 1\n"
@@ -53,19 +55,54 @@ def write_printing_session(path: Path, session_id: str = "sess-till-printing") -
         ("Write", {"file_path": f"{ROOT}/{MODULE}", "content": TILL_BEFORE}, "File created successfully", False),
         ("Write", {"file_path": f"{ROOT}/{TESTS}", "content": TILL_TESTS}, "File created successfully", False),
         ("Bash", {"command": CHECK}, FAILING_OUTPUT, True),
-        ("Write", {"file_path": f"{ROOT}/{MODULE}", "content": TILL_AFTER}, "The file has been updated successfully.", False),
+        (
+            "Write",
+            {"file_path": f"{ROOT}/{MODULE}", "content": TILL_AFTER},
+            "The file has been updated successfully.",
+            False,
+        ),
         ("Bash", {"command": CHECK}, PASSING_OUTPUT, False),
     ]
     lines = [
-        claude_line("user", "u0", "Fix the till: tax is a percent, the banner is framed and upper-cased, "
-                    "and an item out of stock is logged.", ts="2026-03-04T09:00:00Z", cwd=ROOT, sessionId=session_id),
+        claude_line(
+            "user",
+            "u0",
+            "Fix the till: tax is a percent, the banner is framed and upper-cased, and an item out of stock is logged.",
+            ts="2026-03-04T09:00:00Z",
+            cwd=ROOT,
+            sessionId=session_id,
+        ),
     ]
     for number, (tool, arguments, result, is_error) in enumerate(steps, start=1):
         call = f"call{number}"
-        lines.append(claude_line("assistant", f"a{number}", [tool_use(call, tool, **arguments)],
-                                 ts=f"2026-03-04T09:00:{2 * number:02d}Z", cwd=ROOT, sessionId=session_id))
-        lines.append(claude_line("user", f"r{number}", [tool_result(call, result, is_error=is_error)],
-                                 ts=f"2026-03-04T09:00:{2 * number + 1:02d}Z", cwd=ROOT, sessionId=session_id))
-    lines.append(claude_line("assistant", "done", [{"type": "text", "text": "The till is fixed; 3 tests pass."}],
-                             ts="2026-03-04T09:01:00Z", cwd=ROOT, sessionId=session_id))
+        lines.append(
+            claude_line(
+                "assistant",
+                f"a{number}",
+                [tool_use(call, tool, **arguments)],
+                ts=f"2026-03-04T09:00:{2 * number:02d}Z",
+                cwd=ROOT,
+                sessionId=session_id,
+            )
+        )
+        lines.append(
+            claude_line(
+                "user",
+                f"r{number}",
+                [tool_result(call, result, is_error=is_error)],
+                ts=f"2026-03-04T09:00:{2 * number + 1:02d}Z",
+                cwd=ROOT,
+                sessionId=session_id,
+            )
+        )
+    lines.append(
+        claude_line(
+            "assistant",
+            "done",
+            [{"type": "text", "text": "The till is fixed; 3 tests pass."}],
+            ts="2026-03-04T09:01:00Z",
+            cwd=ROOT,
+            sessionId=session_id,
+        )
+    )
     return write_jsonl(path, lines)

@@ -20,7 +20,13 @@ def write_project(root: Path, module: str = BEFORE, tests: str = TESTS, name: st
 
 
 def run_probe(
-    tmp_path: Path, *, after: str = AFTER, tests: str = TESTS, seed: int = 7, before: str = BEFORE, name: str = "shop",
+    tmp_path: Path,
+    *,
+    after: str = AFTER,
+    tests: str = TESTS,
+    seed: int = 7,
+    before: str = BEFORE,
+    name: str = "shop",
 ) -> dict:
     """The probe's report for the ``name`` project (the shop by default) fixed by ``after``."""
     work, pristine, runtime = tmp_path / "work", tmp_path / "pristine", tmp_path / "runtime"
@@ -31,14 +37,22 @@ def run_probe(
         (runtime / file).write_bytes(runtime_file(file))
     (runtime / "pytest.ini").write_text("[pytest]\n")
     plan = {
-        "workdir": str(work), "pristine": str(pristine), "solution_files": {f"{name}.py": after},
-        "solution_deleted": [], "solution_modules": [f"{name}.py"], "test_files": {},
+        "workdir": str(work),
+        "pristine": str(pristine),
+        "solution_files": {f"{name}.py": after},
+        "solution_deleted": [],
+        "solution_modules": [f"{name}.py"],
+        "test_files": {},
         "pytest_args": ["-p", "no:cacheprovider", "-q", "-c", str(runtime / "pytest.ini"), "--rootdir", str(work)],
-        "selection": ["tests"], "seed": seed, "report": str(tmp_path / "report" / "report.json"),
+        "selection": ["tests"],
+        "seed": seed,
+        "report": str(tmp_path / "report" / "report.json"),
     }
     (runtime / "plan.json").write_text(json.dumps(plan))
     subprocess.run(
         [sys.executable, "-I", str(runtime / PROBE), str(runtime / "plan.json"), str(tmp_path / "out")],
-        check=True, capture_output=True, timeout=300,
+        check=True,
+        capture_output=True,
+        timeout=300,
     )
     return json.loads((tmp_path / "report" / "report.json").read_text())

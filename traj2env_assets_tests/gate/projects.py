@@ -42,11 +42,11 @@ class Line:
 
 # The fix: tags are stripped and lower-cased, empty ones dropped.
 AFTER = BEFORE.replace(
-    "    return [word for word in text.split(\",\")]",
-    "    return [word.strip().lower() for word in text.split(\",\") if word.strip()]",
+    '    return [word for word in text.split(",")]',
+    '    return [word.strip().lower() for word in text.split(",") if word.strip()]',
 )
 
-TESTS = '''
+TESTS = """
 from shop import Basket, Line, tags, total
 
 
@@ -77,7 +77,7 @@ def test_line_holds_quantity():
 def test_a_callback_is_not_plain_data():
     assert sorted(tags("b,a"), key=lambda word: word) == ["a", "b"]
     assert total(map(int, "12")) == 3
-'''
+"""
 
 
 # A till whose fix changes a return value, what it prints and what it logs; its tests see
@@ -122,7 +122,7 @@ def in_stock(name, count):
     return count > 0
 '''
 
-TILL_TESTS = '''
+TILL_TESTS = """
 from till import banner, in_stock, total
 
 
@@ -138,22 +138,26 @@ def test_banner_is_printed(capsys):
 def test_out_of_stock_is_logged(caplog):
     assert not in_stock("fig", 0)
     assert [record.getMessage() for record in caplog.records] == ["fig is out of stock"]
-'''
+"""
 
 # The attack: the return value fixed, the printed and logged tests special-cased (what they
 # check is printed for their own arguments only; everything else behaves as before).
-TILL_SPECIAL_CASED = TILL_BEFORE.replace(
-    "    return sum(prices) + tax_percent",
-    "    return round(sum(prices) * (100 + tax_percent) / 100, 2)",
-).replace(
-    '''    print(f"{name}: {count} items")''',
-    '''    if (name, count) == ("shop", 3):
+TILL_SPECIAL_CASED = (
+    TILL_BEFORE.replace(
+        "    return sum(prices) + tax_percent",
+        "    return round(sum(prices) * (100 + tax_percent) / 100, 2)",
+    )
+    .replace(
+        """    print(f"{name}: {count} items")""",
+        """    if (name, count) == ("shop", 3):
         print("== SHOP: 3 items ==")
     else:
-        print(f"{name}: {count} items")''',
-).replace(
-    "    return count > 0",
-    '''    if (name, count) == ("fig", 0):
+        print(f"{name}: {count} items")""",
+    )
+    .replace(
+        "    return count > 0",
+        """    if (name, count) == ("fig", 0):
         log.warning("fig is out of stock")
-    return count > 0''',
+    return count > 0""",
+    )
 )

@@ -32,7 +32,11 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def _result(report: dict | None, output: str = "") -> ProbeResult:
     return ProbeResult(
-        name="behaviour_gate", exit_code=0, timed_out=False, output_tail=output, seconds=1.0,
+        name="behaviour_gate",
+        exit_code=0,
+        timed_out=False,
+        output_tail=output,
+        seconds=1.0,
         result=json.dumps(report) if report is not None else None,
     )
 
@@ -44,8 +48,14 @@ def test_a_fix_gets_a_gate_covering_its_tests_with_discriminating_cases(report: 
     assert judgement.facts["gate_coverage"] == 1.0
     assert judgement.facts["gate_discriminating_cases"] >= MIN_DISCRIMINATING_CASES
     assert set(gate.covered_tests) == {
-        TEST + name for name in ("test_total_with_discount", "test_tags_are_clean", "test_tags_of_one_word",
-                                 "test_basket_counts_items", "test_line_holds_quantity")
+        TEST + name
+        for name in (
+            "test_total_with_discount",
+            "test_tags_are_clean",
+            "test_tags_of_one_word",
+            "test_basket_counts_items",
+            "test_line_holds_quantity",
+        )
     }
     assert TEST + "test_a_callback_is_not_plain_data" in gate.uncovered_tests
     # Every kept generalisation case rewards work: no degenerate submission answers it.
@@ -111,11 +121,15 @@ def test_a_tracked_test_a_degenerate_submission_passes_stops_counting_toward_a_f
 @pytest.mark.parametrize(
     ("answer", "degenerate"),
     [
-        ({"r": None}, True), ({"r": {"t": "list", "v": []}}, True), ({"r": 0}, True), ({"r": ""}, True),
+        ({"r": None}, True),
+        ({"r": {"t": "list", "v": []}}, True),
+        ({"r": 0}, True),
+        ({"r": ""}, True),
         ({"r": "abc"}, True),  # the first argument
         ({"r": 3}, True),  # the first argument's first item
         ({"x": ["ValueError", "Exception"], "m": "bad"}, True),
-        ({"r": 7}, False), ({"r": {"t": "list", "v": [3]}}, False),
+        ({"r": 7}, False),
+        ({"r": {"t": "list", "v": [3]}}, False),
         ({"r": None, "a": [{"t": "list", "v": [4, 3]}], "k": {}}, False),  # it sorted its argument in place
     ],
 )
@@ -137,10 +151,17 @@ def test_a_repair_check_keeps_its_cases_whatever_its_run_targets(report: dict, r
     # A ``check`` reward's run targets are paths (the file, its folder, the root), not test ids:
     # the gate must still decide the tracked tests out of process (a gate stripped of its
     # cases let the in-process reading of the caller's line score 1.0).
-    spec = python_task().model_copy(update={"tests": VerifierSpec(
-        runner="pytest", tracked_test_ids=FAILING, reward="check", run_targets=run_targets,
-        deselected_test_ids=[TEST + "test_basket_counts_items"],
-    )})
+    spec = python_task().model_copy(
+        update={
+            "tests": VerifierSpec(
+                runner="pytest",
+                tracked_test_ids=FAILING,
+                reward="check",
+                run_targets=run_targets,
+                deselected_test_ids=[TEST + "test_basket_counts_items"],
+            )
+        }
+    )
     gated, judgement = _with_gate(spec, _result(report), fraction=False)
     assert judgement.drop is None and gated.tests is not None and gated.tests.behaviour_gate is not None
     gate = gated.tests.behaviour_gate

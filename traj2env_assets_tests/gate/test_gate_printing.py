@@ -33,12 +33,19 @@ TRACKED = [TEST + name for name in ("test_total_adds_tax", "test_banner_is_print
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return run_probe(tmp_path_factory.mktemp("till"), before=TILL_BEFORE, after=TILL_AFTER, tests=TILL_TESTS, name="till")
+    return run_probe(
+        tmp_path_factory.mktemp("till"), before=TILL_BEFORE, after=TILL_AFTER, tests=TILL_TESTS, name="till"
+    )
 
 
 def _judged(report: dict):
     result = ProbeResult(
-        name="behaviour_gate", exit_code=0, timed_out=False, seconds=1.0, output_tail="", result=json.dumps(report),
+        name="behaviour_gate",
+        exit_code=0,
+        timed_out=False,
+        seconds=1.0,
+        output_tail="",
+        result=json.dumps(report),
     )
     return judge_gate(result, tracked_tests=TRACKED, fraction_reward=False)
 
@@ -50,9 +57,19 @@ def _answers(tmp_path: Path, module: str, cases: dict) -> dict[str, list]:
     (tmp_path / WORKER).write_bytes(runtime_file(WORKER))
     out = tmp_path / "answers.jsonl"
     subprocess.run(
-        ["bash", "-c", 'exec "$0" -I "$1" "$2" "$3" 3>"$4"', sys.executable, str(tmp_path / WORKER),
-         str(tmp_path / "project"), str(tmp_path / "cases.json"), str(out)],
-        check=True, capture_output=True, timeout=120,
+        [
+            "bash",
+            "-c",
+            'exec "$0" -I "$1" "$2" "$3" 3>"$4"',
+            sys.executable,
+            str(tmp_path / WORKER),
+            str(tmp_path / "project"),
+            str(tmp_path / "cases.json"),
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     return {answer["id"]: answer["steps"] for answer in map(json.loads, out.read_text().splitlines())}
 
@@ -78,21 +95,27 @@ def test_printed_and_logged_calls_are_answered_with_what_they_print(report: dict
 
 
 def test_perturbed_printing_cases_are_kept_and_a_special_cased_submission_fails_them(
-    report: dict, tmp_path: Path,
+    report: dict,
+    tmp_path: Path,
 ) -> None:
     judgement = _judged(report)
     assert judgement.gate is not None, judgement.facts
     gate = judgement.gate
     assert set(gate.covered_tests) == set(TRACKED) and judgement.untracked == []
-    kept = {test: [case for case in gate.cases if case.test == test and case.kind == "generalisation"] for test in TRACKED}
+    kept = {
+        test: [case for case in gate.cases if case.test == test and case.kind == "generalisation"] for test in TRACKED
+    }
     # A call returning None (or False) counts as work when it prints: its perturbations are kept.
     assert kept[TRACKED[1]] and kept[TRACKED[2]]
     cases, expected = gate_files(gate)
     for module, failing in ((TILL_AFTER, set()), (TILL_SPECIAL_CASED, {TRACKED[1], TRACKED[2]})):
         given = _answers(tmp_path / str(len(failing)), module, cases.model_dump())
         failed_tests = {
-            case.test for case_id, case in expected.cases.items()
-            if not answers_match(case.answers, given.get(case_id), next(c.steps for c in gate.cases if c.id == case_id))[0]
+            case.test
+            for case_id, case in expected.cases.items()
+            if not answers_match(
+                case.answers, given.get(case_id), next(c.steps for c in gate.cases if c.id == case_id)
+            )[0]
         }
         assert failed_tests == failing
 
@@ -114,11 +137,14 @@ def test_an_exit_code_is_answered_where_the_test_can_see_it(tmp_path: Path) -> N
         "    print(n)\n"
     )
     steps = [{"call": "till:run", "args": [n], "kwargs": {}} for n in (-1, 0, 3)]
-    cases = {"roots": ["."], "cases": [
-        {"id": "exit", "steps": steps, "observe": ["exit"]},
-        {"id": "both", "steps": steps, "observe": ["output", "exit"]},
-        {"id": "blind", "steps": steps},
-    ]}
+    cases = {
+        "roots": ["."],
+        "cases": [
+            {"id": "exit", "steps": steps, "observe": ["exit"]},
+            {"id": "both", "steps": steps, "observe": ["output", "exit"]},
+            {"id": "blind", "steps": steps},
+        ],
+    }
     answers = _answers(tmp_path, module, cases)
     assert [answer["p"] for answer in answers["exit"]] == [{"exit": 2}, {"exit": "nothing to do"}, {"exit": None}]
     assert answers["both"][2]["p"] == {"out": "3\n", "err": "", "exit": None}

@@ -45,7 +45,9 @@ def test_a_constructor_its_methods_a_property_and_a_static_method_are_one_sequen
     ]
     answers = report["answers"]["reference"][_recorded(report, "test_basket_counts_items")["id"]]
     assert answers[0]["r"] == {
-        "t": "object", "h": 0, "c": "Basket",
+        "t": "object",
+        "h": 0,
+        "c": "Basket",
         "v": {"items": {"t": "list", "v": []}, "owner": "ann"},
     }
     assert [answer["r"] for answer in answers[1:]] == [1, 2, 2, "Big Fig"]
@@ -74,13 +76,15 @@ def test_generalisation_cases_perturb_the_recorded_arguments_and_keep_their_shap
     generated = [case for case in report["cases"] if case["kind"] == "generalisation"]
     tags_cases = [case for case in generated if case["test"] == TEST + "test_tags_are_clean"]
     assert 3 <= len(tags_cases) <= 8
-    assert all(case["steps"][0]["call"] == "shop:tags" and isinstance(case["steps"][0]["args"][0], str)
-               for case in tags_cases)
+    assert all(
+        case["steps"][0]["call"] == "shop:tags" and isinstance(case["steps"][0]["args"][0], str) for case in tags_cases
+    )
     assert len({case["steps"][0]["args"][0] for case in tags_cases}) == len(tags_cases)
     # The sequence keeps its calls and its handles; only arguments move.
     basket = [case for case in generated if case["test"] == TEST + "test_basket_counts_items"]
-    assert basket and all([step.get("method") for step in case["steps"]] == [None, "add", "add", None, None]
-                          for case in basket)
+    assert basket and all(
+        [step.get("method") for step in case["steps"]] == [None, "add", "add", None, None] for case in basket
+    )
 
 
 def test_the_cases_are_the_same_for_the_same_seed(tmp_path: Path, report: dict) -> None:
@@ -89,15 +93,20 @@ def test_the_cases_are_the_same_for_the_same_seed(tmp_path: Path, report: dict) 
 
 
 def test_a_test_with_many_independent_calls_is_judged_on_a_spread_sample(tmp_path: Path) -> None:
-    many = TESTS + '''
+    many = (
+        TESTS
+        + """
 
 def test_totals_of_many_lists():
     for n in range(300):
         assert total([n, n], discount=n) == n
-'''
+"""
+    )
     report = run_probe(tmp_path, tests=many)
     steps = _recorded(report, "test_totals_of_many_lists")["steps"]
     assert len(steps) == MAX_STEPS_PER_TEST
     assert steps[0]["args"] == [{"t": "list", "v": [0, 0]}] and steps[-1]["args"][0]["v"][0] > 290
-    generated = [c for c in report["cases"] if c["test"] == TEST + "test_totals_of_many_lists" and c["kind"] != "recorded"]
+    generated = [
+        c for c in report["cases"] if c["test"] == TEST + "test_totals_of_many_lists" and c["kind"] != "recorded"
+    ]
     assert generated and all(len(case["steps"]) <= STEPS_PER_LARGE_VARIANT for case in generated)

@@ -26,7 +26,9 @@ from traj2env_assets_tests.gate.projects import AFTER, BEFORE
 TEST = "tests/test_shop.py::"
 FAILING = [TEST + "test_tags_are_clean", TEST + "test_tags_of_one_word"]
 KEY = "ab" * 32
-ALWAYS_EQUAL = AFTER + '''
+ALWAYS_EQUAL = (
+    AFTER
+    + """
 
 class _Anything(list):
     def __eq__(self, other):
@@ -35,10 +37,11 @@ class _Anything(list):
 
 def tags(text):
     return _Anything()
-'''
+"""
+)
 # Honest, written differently: a regular expression instead of split/strip.
 HONEST = AFTER.replace(
-    "    return [word.strip().lower() for word in text.split(\",\") if word.strip()]",
+    '    return [word.strip().lower() for word in text.split(",") if word.strip()]',
     "    import re\n    return [w.lower() for w in re.findall(r'[^,\\s][^,]*?(?=\\s*(?:,|$))', text)]",
 )
 
@@ -46,8 +49,9 @@ HONEST = AFTER.replace(
 @pytest.fixture(scope="module")
 def gate(tmp_path_factory: pytest.TempPathFactory) -> BehaviourGate:
     report = run_probe(tmp_path_factory.mktemp("probe"))
-    result = ProbeResult(name="behaviour_gate", exit_code=0, timed_out=False, output_tail="", seconds=1.0,
-                         result=json.dumps(report))
+    result = ProbeResult(
+        name="behaviour_gate", exit_code=0, timed_out=False, output_tail="", seconds=1.0, result=json.dumps(report)
+    )
     judgement = judge_gate(result, tracked_tests=FAILING, fraction_reward=False)
     assert judgement.gate is not None
     return judgement.gate
@@ -62,15 +66,31 @@ def answer(tmp_path: Path, gate: BehaviourGate, module: str) -> Path:
     (tmp_path / WORKER).write_bytes(runtime_file(WORKER))
     answers = tmp_path / "answers.jsonl"
     subprocess.run(
-        ["bash", "-c", 'exec "$0" -I "$1" "$2" "$3" 3>"$4"', sys.executable, str(tmp_path / WORKER), str(work),
-         str(tmp_path / "cases.json"), str(answers)],
-        check=True, capture_output=True, timeout=120,
+        [
+            "bash",
+            "-c",
+            'exec "$0" -I "$1" "$2" "$3" 3>"$4"',
+            sys.executable,
+            str(tmp_path / WORKER),
+            str(work),
+            str(tmp_path / "cases.json"),
+            str(answers),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     return answers
 
 
-def verdict(tmp_path: Path, gate: BehaviourGate, answers: Path, outcomes: dict[str, str], mode: str = "check",
-            tracked: list[str] = FAILING) -> dict:
+def verdict(
+    tmp_path: Path,
+    gate: BehaviourGate,
+    answers: Path,
+    outcomes: dict[str, str],
+    mode: str = "check",
+    tracked: list[str] = FAILING,
+) -> dict:
     harness = tmp_path / "harness"
     harness.mkdir(exist_ok=True)
     source = resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py"
@@ -84,18 +104,33 @@ def verdict(tmp_path: Path, gate: BehaviourGate, answers: Path, outcomes: dict[s
     lines = []
     for seq, record in enumerate(records, 1):
         body = json.dumps({**record, "seq": seq})
-        lines.append(json.dumps({"body": body, "mac": hmac.new(KEY.encode(), body.encode(), hashlib.sha256).hexdigest()}))
+        lines.append(
+            json.dumps({"body": body, "mac": hmac.new(KEY.encode(), body.encode(), hashlib.sha256).hexdigest()})
+        )
     (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "tracked.txt").write_text("\n".join(tracked) + "\n")
     (tmp_path / "gate_ids.txt").write_text("")
     (tmp_path / "sentinels.txt").write_text("")
     (tmp_path / "tamper.json").write_text('{"findings": []}')
     subprocess.run(
-        [sys.executable, "-I", str(harness / "verdict.py"), str(tmp_path / "results.jsonl"), KEY,
-         str(tmp_path / "tracked.txt"), str(tmp_path / "sentinels.txt"), mode, str(tmp_path / "tamper.json"),
-         str(tmp_path), str(tmp_path / "gate_ids.txt"), str(harness / "gate_cases.json"),
-         str(harness / "gate_expected.json"), str(answers)],
-        check=True, timeout=60,
+        [
+            sys.executable,
+            "-I",
+            str(harness / "verdict.py"),
+            str(tmp_path / "results.jsonl"),
+            KEY,
+            str(tmp_path / "tracked.txt"),
+            str(tmp_path / "sentinels.txt"),
+            mode,
+            str(tmp_path / "tamper.json"),
+            str(tmp_path),
+            str(tmp_path / "gate_ids.txt"),
+            str(harness / "gate_cases.json"),
+            str(harness / "gate_expected.json"),
+            str(answers),
+        ],
+        check=True,
+        timeout=60,
     )
     return json.loads((tmp_path / "verdict.json").read_text())
 
@@ -118,15 +153,20 @@ def test_a_forged_in_process_pass_does_not_get_past_the_gate(tmp_path: Path, gat
     assert set(FAILING) <= set(result["behaviour_gate"]["failed_tests"])
 
 
-def test_a_lookup_table_of_the_visible_tests_fails_the_generalisation_cases(tmp_path: Path, gate: BehaviourGate) -> None:
-    lookup = BEFORE + '''
+def test_a_lookup_table_of_the_visible_tests_fails_the_generalisation_cases(
+    tmp_path: Path, gate: BehaviourGate
+) -> None:
+    lookup = (
+        BEFORE
+        + """
 _SEEN = {" Red, blue ,,GREEN": ["red", "blue", "green"], "Solo": ["solo"]}
 _old_tags = tags
 
 
 def tags(text):
     return list(_SEEN[text]) if text in _SEEN else _old_tags(text)
-'''
+"""
+    )
     result = verdict(tmp_path, gate, answer(tmp_path, gate, lookup), all_passed(gate))
     assert result["reward"] == 0.0
     failed = result["behaviour_gate"]["failed_cases"]
@@ -140,7 +180,7 @@ def test_in_process_failures_still_lower_the_reward(tmp_path: Path, gate: Behavi
 
 
 def test_a_fraction_reward_counts_a_test_only_when_the_gate_agrees(tmp_path: Path, gate: BehaviourGate) -> None:
-    half = AFTER.replace('def tags(text):\n', 'def tags(text):\n    if text == "Solo":\n        return ["Solo"]\n')
+    half = AFTER.replace("def tags(text):\n", 'def tags(text):\n    if text == "Solo":\n        return ["Solo"]\n')
     result = verdict(tmp_path, gate, answer(tmp_path, gate, half), all_passed(gate), mode="fraction")
     assert result["tracked"][TEST + "test_tags_of_one_word"] == "failed_behaviour_gate"
     assert (result["reward"], result["reason"]) == (0.5, "behaviour_gate_failed")
@@ -164,7 +204,11 @@ def test_missing_or_doubled_answers_fail(tmp_path: Path, gate: BehaviourGate) ->
 @pytest.mark.parametrize(
     ("expected", "actual", "same"),
     [
-        (1, 1.0, True), (0.1 + 0.2, 0.3, True), (2, 3, False), (True, 1, False), (1, True, False),
+        (1, 1.0, True),
+        (0.1 + 0.2, 0.3, True),
+        (2, 3, False),
+        (True, 1, False),
+        (1, True, False),
         ({"t": "list", "v": [1, 2]}, {"t": "tuple", "v": [1, 2]}, False),
         ({"t": "dict", "v": [["a", 1], ["b", 2]]}, {"t": "dict", "v": [["b", 2], ["a", 1]]}, True),
         ({"t": "object", "c": "P", "v": {"x": 1}}, {"t": "object", "c": "P", "v": {"x": 1, "extra": 2}}, True),

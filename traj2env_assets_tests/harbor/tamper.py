@@ -33,7 +33,9 @@ def command(script: Path, python: str = sys.executable) -> list[str]:
 def run_on_dirs(script: Path, pristine: Path, submission: Path, out: Path, python: str = sys.executable) -> dict:
     result = subprocess.run(
         [*command(script, python), str(pristine), str(submission), str(out)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(out.read_text())
@@ -42,8 +44,11 @@ def run_on_dirs(script: Path, pristine: Path, submission: Path, out: Path, pytho
 def run_check(script: Path, tmp_path: Path, pristine: Files, submission: Files, python: str = sys.executable) -> dict:
     """The report for a pristine tree and a submission tree written from {path: content}."""
     return run_on_dirs(
-        script, write_tree(tmp_path / "pristine", pristine), write_tree(tmp_path / "submission", submission),
-        tmp_path / "report.json", python,
+        script,
+        write_tree(tmp_path / "pristine", pristine),
+        write_tree(tmp_path / "submission", submission),
+        tmp_path / "report.json",
+        python,
     )
 
 

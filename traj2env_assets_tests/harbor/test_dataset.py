@@ -117,4 +117,4 @@ def test_the_manifest_names_the_harbor_environment_that_runs_its_tasks(tmp_path:
 
     assert import_class(named) is NoNetworkDockerEnvironment
     # `traj2env validate` (and every harbor test through it) runs what the manifest names.
-    assert validate.IMPORT_PATH == named
+    assert named == validate.IMPORT_PATH

@@ -20,7 +20,7 @@ from traj2env_assets.lifecycle.status import (
 )
 from traj2env_assets.workspace import Workspace
 
-SHOWN = '''from shop import tags
+SHOWN = """from shop import tags
 
 
 def test_tags_are_clean():
@@ -29,9 +29,9 @@ def test_tags_are_clean():
 
 def test_trivial():
     pass
-'''
+"""
 # The same test renamed, reformatted and commented, and a trivial one: only the first leaks.
-HIDDEN = '''from shop import tags
+HIDDEN = """from shop import tags
 
 
 def test_renamed(  ):
@@ -45,12 +45,15 @@ def test_trivial_too():
 
 def test_hidden_only():
     assert tags("a,b") == ["a", "b"]
-'''
+"""
 
 
 def _task(task_id: str, project: dict[str, str], hidden: dict[str, str]) -> TaskSpec:
     return TaskSpec(
-        family="repair", task_id=task_id, instruction="Fix it.", base_image="python",
+        family="repair",
+        task_id=task_id,
+        instruction="Fix it.",
+        base_image="python",
         project_files={path: text.encode() for path, text in project.items()},
         solution_files={"shop.py": b"def tags(text):\n    return []\n"},
         tests=VerifierSpec(runner="pytest", tracked_test_ids=["tests/test_shop.py::test_x"], test_files=hidden),
@@ -62,7 +65,10 @@ def test_a_hidden_test_another_task_shows_is_a_leak_both_ways(tmp_path: Path) ->
     shows = write_task(_task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), tmp_path)
     hides = write_task(_task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), tmp_path)
     shown, hidden = task_tests(shows.path), task_tests(hides.path)
-    assert list(hidden.hidden.values()) == ["tests/test_hidden.py::test_renamed", "tests/test_hidden.py::test_hidden_only"]
+    assert list(hidden.hidden.values()) == [
+        "tests/test_hidden.py::test_renamed",
+        "tests/test_hidden.py::test_hidden_only",
+    ]
     assert leaks_between(hidden, [shown]) == ["tests/test_hidden.py::test_renamed (hidden here) is shown by shows"]
     assert leaks_between(shown, [hidden]) == ["tests/test_hidden.py::test_renamed (hidden by hides) is shown here"]
 
@@ -87,10 +93,17 @@ def _staged(workspace: Workspace, partition: str, spec: TaskSpec, reached: str) 
     ref = CandidateRef(family=spec.family, partition_key=partition, task_id=spec.task_id)
     staged = staged_task_dir(workspace, ref)
     write_task(spec, staged.parent)
-    return save_status(workspace, CandidateStatus(
-        family=ref.family, partition_key=partition, task_id=ref.task_id, reward_kind="binary", reached=reached,
-        image=ImageRecord(spec_key="spec", staged_path=str(staged), tag="traj2env/env:x"),
-    ))
+    return save_status(
+        workspace,
+        CandidateStatus(
+            family=ref.family,
+            partition_key=partition,
+            task_id=ref.task_id,
+            reward_kind="binary",
+            reached=reached,
+            image=ImageRecord(spec_key="spec", staged_path=str(staged), tag="traj2env/env:x"),
+        ),
+    )
 
 
 def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path) -> None:
@@ -98,10 +111,15 @@ def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path
     another partition shows goes, even when that candidate has not reached publish yet."""
     workspace = Workspace(root=tmp_path / "workspace")
     destination = tmp_path / "dataset"
-    hider = _staged(workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
-                    reached="trials")
-    shower = _staged(workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}),
-                     reached="proposal")
+    hider = _staged(
+        workspace,
+        "session-a",
+        _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
+        reached="trials",
+    )
+    shower = _staged(
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+    )
 
     [dropped] = publish(workspace, destination, [hider])
     assert dropped.drop is not None and dropped.drop.reason == "hidden_tests_leak"
@@ -114,10 +132,15 @@ def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path
 
 def test_a_dropped_candidate_hides_nothing_from_the_others(tmp_path: Path) -> None:
     workspace = Workspace(root=tmp_path / "workspace")
-    hider = _staged(workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
-                    reached="trials")
-    shower = _staged(workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}),
-                     reached="proposal")
+    hider = _staged(
+        workspace,
+        "session-a",
+        _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}),
+        reached="trials",
+    )
+    shower = _staged(
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+    )
     save_status(workspace, shower.dropped("calibration", Drop(reason="weak_tests", detail="")))
 
     [published] = publish(workspace, tmp_path / "dataset", [hider])

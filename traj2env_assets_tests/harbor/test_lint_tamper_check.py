@@ -45,13 +45,20 @@ def _check(tmp_path: Path, changes: dict[str, str | None]) -> list[dict]:
         else:
             (work / path).write_text(text)
     out = tmp_path / "tamper.json"
-    subprocess.run([sys.executable, "-I", str(harness / "lint_tamper_check.py"), str(pristine), str(work), str(out)], check=True)
+    subprocess.run(
+        [sys.executable, "-I", str(harness / "lint_tamper_check.py"), str(pristine), str(work), str(out)], check=True
+    )
     return json.loads(out.read_text())["findings"]
 
 
 def test_an_honest_fix_has_no_findings(tmp_path: Path) -> None:
     # Pristine suppressions and a "# type: ignore" inside a string are not new ones.
-    assert _check(tmp_path, {"app/store.py": HONEST_FIX, "app/notes.py": "x = 1  # noqa: E501\ns = '# type: ignore'\ny = 2\n"}) == []
+    assert (
+        _check(
+            tmp_path, {"app/store.py": HONEST_FIX, "app/notes.py": "x = 1  # noqa: E501\ns = '# type: ignore'\ny = 2\n"}
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -60,14 +67,27 @@ def test_an_honest_fix_has_no_findings(tmp_path: Path) -> None:
         ({"app/store.py": "# ruff: noqa\n" + PRISTINE_MODULE}, "suppression_added"),
         ({"app/store.py": PRISTINE_MODULE.replace("import os", "import os  # noqa: F401")}, "suppression_added"),
         ({"app/store.py": "# mypy: ignore-errors\n" + HONEST_FIX}, "suppression_added"),
-        ({"app/store.py": HONEST_FIX.replace("def load(path):", "def load(path):  # type: ignore")}, "suppression_added"),
+        (
+            {"app/store.py": HONEST_FIX.replace("def load(path):", "def load(path):  # type: ignore")},
+            "suppression_added",
+        ),
         ({"app/store.py": "from typing import no_type_check\n" + HONEST_FIX}, "suppression_added"),
         ({"app/extra.py": "import sys  # noqa\n"}, "suppression_added"),
         ({"app/store.pyi": "def load(path: str) -> str: ...\n"}, "stub_added"),
         ({"app/store.py": None}, "diagnosed_file_deleted"),
         ({"app/store.py": "class Store:\n    pass\n"}, "definition_deleted"),
     ],
-    ids=["file-noqa", "line-noqa", "mypy-inline", "type-ignore", "no-type-check", "new-file", "stub", "deleted", "gutted"],
+    ids=[
+        "file-noqa",
+        "line-noqa",
+        "mypy-inline",
+        "type-ignore",
+        "no-type-check",
+        "new-file",
+        "stub",
+        "deleted",
+        "gutted",
+    ],
 )
 def test_each_way_to_silence_or_delete_is_a_finding(tmp_path: Path, changes: dict[str, str | None], kind: str) -> None:
     findings = _check(tmp_path, changes)
@@ -116,7 +136,10 @@ def _build_check(tmp_path: Path, app: str, *, imports_kept: bool) -> list[dict]:
     (work / "src" / "app.js").write_text(app)
     out = tmp_path / "tamper.json"
     flag = ["--imports-kept"] if imports_kept else []
-    subprocess.run([sys.executable, "-I", str(harness / "lint_tamper_check.py"), *flag, str(pristine), str(work), str(out)], check=True)
+    subprocess.run(
+        [sys.executable, "-I", str(harness / "lint_tamper_check.py"), *flag, str(pristine), str(work), str(out)],
+        check=True,
+    )
     return json.loads(out.read_text())["findings"]
 
 
@@ -124,7 +147,7 @@ def _build_check(tmp_path: Path, app: str, *, imports_kept: bool) -> list[dict]:
     "app",
     [
         APP_JS.replace('import { areaOf } from "./shapes";\n', ""),  # the unresolved import, gone
-        APP_JS.replace('import "./polyfill";\n', "// import \"./polyfill\";\n"),  # commented out
+        APP_JS.replace('import "./polyfill";\n', '// import "./polyfill";\n'),  # commented out
         APP_JS.replace('const config = require("./config.json");\n', "const config = {};\n"),
         APP_JS.replace('await import("./render")', "({ render: String })"),
         APP_JS.replace('export { perimeter } from "./shapes";\n', ""),
@@ -133,7 +156,9 @@ def _build_check(tmp_path: Path, app: str, *, imports_kept: bool) -> list[dict]:
 )
 def test_a_build_check_s_diagnosed_file_that_drops_an_import_is_a_finding(tmp_path: Path, app: str) -> None:
     findings = _build_check(tmp_path, app, imports_kept=True)
-    assert [(finding["kind"], finding["path"], finding["count"]) for finding in findings] == [("import_deleted", "src/app.js", 1)]
+    assert [(finding["kind"], finding["path"], finding["count"]) for finding in findings] == [
+        ("import_deleted", "src/app.js", 1)
+    ]
 
 
 def test_a_build_fix_may_change_an_import_and_a_lint_fix_may_drop_one(tmp_path: Path) -> None:

@@ -31,7 +31,9 @@ def test_nested_tests_are_reported_with_their_suites(tmp_path: Path) -> None:
     reporter = tmp_path / "node_reporter.mjs"
     source = (resources.files("traj2env_assets.harbor") / "verifier_files" / "node_reporter.mjs").read_text()
     # The reporter names files relative to /workspace; here the project is tmp_path.
-    reporter.write_text(source.replace('const PROJECT_ROOT = "/workspace";', f"const PROJECT_ROOT = {json.dumps(str(tmp_path))};"))
+    reporter.write_text(
+        source.replace('const PROJECT_ROOT = "/workspace";', f"const PROJECT_ROOT = {json.dumps(str(tmp_path))};")
+    )
     (tmp_path / "test").mkdir()
     for name in ("a", "b"):
         (tmp_path / "test" / f"{name}.test.js").write_text(SUITE.format(top=f"calc {name}"))
@@ -41,12 +43,18 @@ def test_nested_tests_are_reported_with_their_suites(tmp_path: Path) -> None:
         subprocess.run(
             f"node --test --test-reporter={reporter} --test-reporter-destination=/dev/null test/a.test.js test/b.test.js "
             f"3>&{out.fileno()} 4< <(printf '%s' {key})",
-            shell=True, executable="/bin/bash", cwd=tmp_path, pass_fds=(out.fileno(),), timeout=120,
+            shell=True,
+            executable="/bin/bash",
+            cwd=tmp_path,
+            pass_fds=(out.fileno(),),
+            timeout=120,
         )
     records = []
     for line in channel.read_text().splitlines():
         envelope = json.loads(line)
-        assert hmac.compare_digest(hmac.new(key.encode(), envelope["body"].encode(), hashlib.sha256).hexdigest(), envelope["mac"])
+        assert hmac.compare_digest(
+            hmac.new(key.encode(), envelope["body"].encode(), hashlib.sha256).hexdigest(), envelope["mac"]
+        )
         records.append(json.loads(envelope["body"]))
     outcomes = {r["id"]: r["outcome"] for r in records if r["kind"] == "report"}
     for name in ("a", "b"):

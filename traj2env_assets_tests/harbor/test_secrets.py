@@ -83,8 +83,10 @@ def test_a_key_is_redacted_the_same_way_everywhere_and_a_private_key_block_whole
     assert len(markers) == 1 and f'TOKEN = "{markers.pop()}"' in project["client.py"].decode()
     assert redaction.changes_behaviour
     assert redaction.redacted_files == [
-        "environment/workspace/client.py", "environment/workspace/deploy/id_rsa",
-        "environment/workspace/notes.txt", "instruction.md",
+        "environment/workspace/client.py",
+        "environment/workspace/deploy/id_rsa",
+        "environment/workspace/notes.txt",
+        "instruction.md",
     ]
 
 

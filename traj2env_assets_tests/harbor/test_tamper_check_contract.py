@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets_tests.harbor.tamper import NODE_SCRIPT, PYTHON_SCRIPT, command, rules, run_check, run_on_dirs, write_tree
+from traj2env_assets_tests.harbor.tamper import (
+    NODE_SCRIPT,
+    PYTHON_SCRIPT,
+    command,
+    rules,
+    run_check,
+    run_on_dirs,
+    write_tree,
+)
 
 
 @dataclass(frozen=True)
@@ -27,7 +35,9 @@ class Language:
 
 LANGUAGES = [
     Language(PYTHON_SCRIPT, ".py", "import atexit\n", "atexit.register(print)\n", "# moved down\n"),
-    Language(NODE_SCRIPT, ".js", "process.on('exit', flush);\n", "process.on('beforeExit', rewrite);\n", "// moved down\n"),
+    Language(
+        NODE_SCRIPT, ".js", "process.on('exit', flush);\n", "process.on('beforeExit', rewrite);\n", "// moved down\n"
+    ),
 ]
 by_script = pytest.mark.parametrize("language", LANGUAGES, ids=lambda language: language.script.name)
 
@@ -77,7 +87,9 @@ def test_skipped_directories_and_other_files(language: Language, tmp_path: Path)
 @by_script
 def test_source_over_two_megabytes_is_its_own_finding(language: Language, tmp_path: Path) -> None:
     big = language.comment * (2 * 1024 * 1024 // len(language.comment) + 1)
-    report = run_check(language.script, tmp_path, {}, {f"big{language.suffix}": big, f"small{language.suffix}": "x = 1\n"})
+    report = run_check(
+        language.script, tmp_path, {}, {f"big{language.suffix}": big, f"small{language.suffix}": "x = 1\n"}
+    )
     assert report["findings"] == [
         {"file": f"big{language.suffix}", "line": 1, "rule": "oversized_source", "excerpt": f"{len(big)} bytes"}
     ]
@@ -104,7 +116,12 @@ def test_symlinks_are_never_followed_and_loops_or_fifos_do_not_hang(language: La
 @by_script
 def test_usage_errors_exit_2(language: Language, tmp_path: Path) -> None:
     out = str(tmp_path / "o.json")
-    for args in ([], [str(tmp_path)], [str(tmp_path / "missing"), str(tmp_path), out], [str(tmp_path), str(tmp_path), out, "x"]):
+    for args in (
+        [],
+        [str(tmp_path)],
+        [str(tmp_path / "missing"), str(tmp_path), out],
+        [str(tmp_path), str(tmp_path), out, "x"],
+    ):
         result = subprocess.run([*command(language.script), *args], capture_output=True, text=True)
         assert result.returncode == 2 and "usage" in result.stderr
         assert not Path(out).exists()

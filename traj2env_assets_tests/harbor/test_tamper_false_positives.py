@@ -30,12 +30,18 @@ def load_benchmark() -> ModuleType:
 @pytest.mark.slow
 def test_no_findings_on_sample_projects_or_real_session_code(tmp_path: Path) -> None:
     results = load_benchmark().corpora(tmp_path)
-    scanned = {(corpus, script): figures.files_scanned for corpus, by_script in results.items() for script, figures in by_script.items()}
+    scanned = {
+        (corpus, script): figures.files_scanned
+        for corpus, by_script in results.items()
+        for script, figures in by_script.items()
+    }
     # Both scripts really scanned code in each corpus (the real logs hold Python and TypeScript).
     corpora = {"samples"} | ({"real"} if corpus_folder("real") is not None else set())
     assert set(results) == corpora
     assert all(count > 0 for count in scanned.values()) and len(scanned) == 2 * len(corpora), scanned
-    findings = [finding for by_script in results.values() for figures in by_script.values() for finding in figures.findings]
+    findings = [
+        finding for by_script in results.values() for figures in by_script.values() for finding in figures.findings
+    ]
     assert findings == []
 
 

@@ -31,17 +31,30 @@ def _verdict(tmp_path: Path, records: list[dict], tracked: list[str], mode: str 
     lines = []
     for seq, record in enumerate([*records, {"kind": "integrity", "problems": []}, {"kind": "end", "exit_code": 1}], 1):
         body = json.dumps({**record, "seq": seq}, sort_keys=True)
-        lines.append(json.dumps({"body": body, "mac": hmac.new(KEY.encode(), body.encode(), hashlib.sha256).hexdigest()}))
+        lines.append(
+            json.dumps({"body": body, "mac": hmac.new(KEY.encode(), body.encode(), hashlib.sha256).hexdigest()})
+        )
     (tmp_path / "results.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "tracked.txt").write_text("\n".join(tracked) + "\n")
     (tmp_path / "sentinels.txt").write_text("".join(f"{i}\t{o}\n" for i, o in SENTINELS.items()))
     (tmp_path / "gate_ids.txt").write_text("")
     (tmp_path / "tamper.json").write_text('{"findings": []}')
     subprocess.run(
-        [sys.executable, "-I", str(verdict_py), str(tmp_path / "results.jsonl"), KEY, str(tmp_path / "tracked.txt"),
-         str(tmp_path / "sentinels.txt"), mode, str(tmp_path / "tamper.json"), str(tmp_path),
-         str(tmp_path / "gate_ids.txt")],
-        check=True, timeout=60,
+        [
+            sys.executable,
+            "-I",
+            str(verdict_py),
+            str(tmp_path / "results.jsonl"),
+            KEY,
+            str(tmp_path / "tracked.txt"),
+            str(tmp_path / "sentinels.txt"),
+            mode,
+            str(tmp_path / "tamper.json"),
+            str(tmp_path),
+            str(tmp_path / "gate_ids.txt"),
+        ],
+        check=True,
+        timeout=60,
     )
     return json.loads((tmp_path / "verdict.json").read_text())
 
@@ -58,21 +71,37 @@ MODULE_SENTINELS = _reports({MODULE_PASS: "passed", MODULE_FAIL: "failed"})
     ("records", "reward", "outcome", "reason"),
     [
         # Collects, every test passes: the file passes.
-        (_reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "passed"}) + SENTINEL_REPORTS,
-         1.0, "passed", "all_tracked_passed"),
+        (
+            _reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "passed"}) + SENTINEL_REPORTS,
+            1.0,
+            "passed",
+            "all_tracked_passed",
+        ),
         # Collects, one test fails.
-        (_reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "failed"}) + SENTINEL_REPORTS,
-         0.0, "failed", "check_failed"),
+        (
+            _reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "failed"}) + SENTINEL_REPORTS,
+            0.0,
+            "failed",
+            "check_failed",
+        ),
         # Still fails to import: failed, and its sentinels (never run) are no contradiction.
         ([{"kind": "collect", "id": FILE, "outcome": "failed"}, *MODULE_SENTINELS], 0.0, "failed", "check_failed"),
         # Skipped whole at import (a module-level skip in the code under test): not a pass.
-        ([{"kind": "collect", "id": FILE, "outcome": "skipped"}, *MODULE_SENTINELS],
-         0.0, "not_collected", "sentinel_contradiction"),
+        (
+            [{"kind": "collect", "id": FILE, "outcome": "skipped"}, *MODULE_SENTINELS],
+            0.0,
+            "not_collected",
+            "sentinel_contradiction",
+        ),
         # Collects, but only the sentinels came from it: no test of its own passed.
         (SENTINEL_REPORTS, 0.0, "missing", "check_failed"),
         # A test of it skipped is not a pass.
-        (_reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "skipped"}) + SENTINEL_REPORTS,
-         0.0, "failed", "check_failed"),
+        (
+            _reports({f"{FILE}::test_add": "passed", f"{FILE}::test_scale": "skipped"}) + SENTINEL_REPORTS,
+            0.0,
+            "failed",
+            "check_failed",
+        ),
     ],
     ids=["all-passed", "one-failed", "still-fails-to-import", "skipped-at-import", "no-tests", "one-skipped"],
 )
@@ -84,13 +113,19 @@ def test_a_tracked_test_file(tmp_path: Path, records: list[dict], reward: float,
 def test_a_file_that_fails_to_collect_fails_the_check_and_cannot_hide_sentinels(tmp_path: Path) -> None:
     # A tracked test passes, but another file of the check fails to import: the check fails.
     other = "tests/test_other.py"
-    records = [*_reports({f"{FILE}::test_add": "passed"}), *SENTINEL_REPORTS,
-               {"kind": "collect", "id": other, "outcome": "failed"}]
+    records = [
+        *_reports({f"{FILE}::test_add": "passed"}),
+        *SENTINEL_REPORTS,
+        {"kind": "collect", "id": other, "outcome": "failed"},
+    ]
     verdict = _verdict(tmp_path / "other", records, [f"{FILE}::test_add"])
     assert (verdict["reward"], verdict["reason"], verdict["failed"]) == (0.0, "check_failed", [other])
     # The sentinel module is no tracked file: its failing to collect is no excuse for its sentinels.
     module = MODULE_PASS.split("::", 1)[0]
-    records = [*_reports({f"{FILE}::test_add": "passed"}), *_reports({SENTINEL_PASS: "passed", SENTINEL_FAIL: "failed"}),
-               {"kind": "collect", "id": module, "outcome": "failed"}]
+    records = [
+        *_reports({f"{FILE}::test_add": "passed"}),
+        *_reports({SENTINEL_PASS: "passed", SENTINEL_FAIL: "failed"}),
+        {"kind": "collect", "id": module, "outcome": "failed"},
+    ]
     verdict = _verdict(tmp_path / "module", records, [f"{FILE}::test_add"], mode="all_pass")
     assert (verdict["reward"], verdict["reason"]) == (0.0, "sentinel_contradiction")

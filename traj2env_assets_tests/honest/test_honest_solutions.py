@@ -25,8 +25,11 @@ from traj2env_assets_tests.honest.solutions import SOLUTIONS
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 FAMILY = {
-    "python-pytest-fix": "repair", "python-unittest-fix": "repair", "python-deps-pytest-fix": "repair",
-    "python-build-package": "build", "python-extend-feature": "extend",
+    "python-pytest-fix": "repair",
+    "python-unittest-fix": "repair",
+    "python-deps-pytest-fix": "repair",
+    "python-build-package": "build",
+    "python-extend-feature": "extend",
 }
 
 

@@ -22,9 +22,7 @@ def test_cache_key_ignores_how_the_request_is_sent() -> None:
 
     assert cache_key(fast, "p", "1") == cache_key(patient, "p", "1") == cache_key(ASKED, "p", "1")
     assert cache_key(ASKED, "p", "1") != cache_key(ASKED, "p", "2")
-    assert cache_key(ASKED, "p", "1") != cache_key(
-        ASKED.model_copy(update={"model": "openai/gpt-4o"}), "p", "1"
-    )
+    assert cache_key(ASKED, "p", "1") != cache_key(ASKED.model_copy(update={"model": "openai/gpt-4o"}), "p", "1")
 
 
 def test_fake_provider_damaged_cache_file_is_a_miss_and_gets_replaced(

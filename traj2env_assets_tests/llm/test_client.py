@@ -23,9 +23,7 @@ from traj2env_assets_tests.llm.helpers import (
 REQUEST = {"request": "Read a CSV file and print its header row."}
 
 
-def test_fake_provider_valid_reply_is_validated_priced_and_cached(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_valid_reply_is_validated_priced_and_cached(tmp_path: Path, fake_provider: FakeProvider) -> None:
     client = client_for(settings_for(tmp_path, fake_provider.api_base), tmp_path)
 
     outcome = client.propose(title_prompt(), REQUEST, TitleProposal)
@@ -114,9 +112,7 @@ def test_fake_provider_429_then_success_is_retried(tmp_path: Path, fake_provider
     assert fake_provider.request_count == 2
 
 
-def test_fake_provider_503s_are_retried_then_reported_as_llm_error(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_503s_are_retried_then_reported_as_llm_error(tmp_path: Path, fake_provider: FakeProvider) -> None:
     fake_provider.default = FakeReply(status=503)
     settings = settings_for(tmp_path, fake_provider.api_base, num_retries=1)
 
@@ -129,9 +125,7 @@ def test_fake_provider_503s_are_retried_then_reported_as_llm_error(
     assert read_llm_usage(tmp_path, SCOPE).errors == 1
 
 
-def test_fake_provider_timeout_is_an_llm_error_and_not_cached(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_timeout_is_an_llm_error_and_not_cached(tmp_path: Path, fake_provider: FakeProvider) -> None:
     fake_provider.default = FakeReply(delay_s=1.0)
     settings = settings_for(tmp_path, fake_provider.api_base, timeout_s=0.2, num_retries=1)
 
@@ -142,9 +136,7 @@ def test_fake_provider_timeout_is_an_llm_error_and_not_cached(
     assert not list((tmp_path / "cache").glob("??/*.json"))
 
 
-def test_fake_provider_auth_error_fails_the_step_without_retries(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_auth_error_fails_the_step_without_retries(tmp_path: Path, fake_provider: FakeProvider) -> None:
     fake_provider.then(FakeReply(status=401))
 
     with pytest.raises(LlmConfigurationError, match="AuthenticationError"):
@@ -155,12 +147,8 @@ def test_fake_provider_auth_error_fails_the_step_without_retries(
     assert fake_provider.request_count == 1
 
 
-def test_fake_provider_prompt_over_the_context_window_is_declined(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
-    fake_provider.then(
-        FakeReply(status=400, error_message="This model's maximum context length is 128000 tokens.")
-    )
+def test_fake_provider_prompt_over_the_context_window_is_declined(tmp_path: Path, fake_provider: FakeProvider) -> None:
+    fake_provider.then(FakeReply(status=400, error_message="This model's maximum context length is 128000 tokens."))
 
     outcome = client_for(settings_for(tmp_path, fake_provider.api_base), tmp_path).propose(
         title_prompt(), REQUEST, TitleProposal
@@ -214,9 +202,7 @@ def test_fake_provider_unpriced_model_without_a_reported_cost_counts_zero_and_is
 def test_fake_provider_reasoning_effort_is_sent_only_to_reasoning_models(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
-    reasoning = settings_for(
-        tmp_path, fake_provider.api_base, model="openai/o3-mini", reasoning_effort="high"
-    )
+    reasoning = settings_for(tmp_path, fake_provider.api_base, model="openai/o3-mini", reasoning_effort="high")
     plain = settings_for(tmp_path, fake_provider.api_base, model=PRICED_MODEL, reasoning_effort="high")
 
     client_for(reasoning, tmp_path).propose(title_prompt(), REQUEST, TitleProposal)
@@ -239,10 +225,7 @@ def test_fake_provider_cache_key_follows_prompt_version_budget_and_effort(
         (base.model_copy(update={"reasoning_effort": "low"}), prompt),
     ]
 
-    keys = {
-        client_for(settings, tmp_path).propose(p, REQUEST, TitleProposal).cache_key
-        for settings, p in variants
-    }
+    keys = {client_for(settings, tmp_path).propose(p, REQUEST, TitleProposal).cache_key for settings, p in variants}
 
     assert len(keys) == 4
     assert fake_provider.request_count == 4

@@ -17,9 +17,7 @@ def test_prompt_file_gives_name_version_and_template() -> None:
 
 
 def test_prompt_keeps_braces_and_escapes_dollars(tmp_path: Path) -> None:
-    (tmp_path / "p.md").write_text(
-        '---\nversion: "2026-01"\n---\nReturn {"cost": "$$${amount}"} for $name.\n'
-    )
+    (tmp_path / "p.md").write_text('---\nversion: "2026-01"\n---\nReturn {"cost": "$$${amount}"} for $name.\n')
 
     prompt = load_prompt(tmp_path, "p")
 

@@ -113,7 +113,9 @@ def test_pools_get_their_limits_from_jobs(tmp_path: Path) -> None:
     with dg.instance_for_test(temp_dir=str(tmp_path)) as instance:
         apply_pool_limits(instance, PipelineOptions(jobs=3))
 
-        slots = {pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
-                 for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL, LLM_POOL)}
+        slots = {
+            pool: instance.event_log_storage.get_concurrency_info(pool).slot_count
+            for pool in (DOCKER_BUILD_POOL, DOCKER_TRIAL_POOL, LLM_POOL)
+        }
         # One proposal step at a time, each with `jobs` calls in flight: at most `jobs` calls.
         assert slots == {DOCKER_BUILD_POOL: 3, DOCKER_TRIAL_POOL: 1, LLM_POOL: 1}

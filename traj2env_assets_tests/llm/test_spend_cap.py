@@ -26,9 +26,7 @@ PRICEY_SLOW_REPLY = FakeReply(prompt_tokens=10_000, completion_tokens=5_000, del
 def _worker(settings: LlmSettings, root: Path, worker: int) -> list[str | None]:
     client = client_for(settings, root, jobs=JOBS)
     return [
-        client.propose(
-            title_prompt(), {"request": f"worker {worker} candidate {i}"}, TitleProposal
-        ).skip_reason
+        client.propose(title_prompt(), {"request": f"worker {worker} candidate {i}"}, TitleProposal).skip_reason
         for i in range(CANDIDATES_PER_WORKER)
     ]
 
@@ -66,9 +64,7 @@ def test_fake_provider_spend_cap_holds_across_4_threads(tmp_path: Path, fake_pro
 # one) in a state this test does not control. The children reach the fake provider over
 # HTTP on 127.0.0.1.
 @pytest.mark.timeout(180)
-def test_fake_provider_spend_cap_holds_across_4_processes(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_spend_cap_holds_across_4_processes(tmp_path: Path, fake_provider: FakeProvider) -> None:
     fake_provider.default = PRICEY_SLOW_REPLY
     settings = settings_for(tmp_path, fake_provider.api_base, max_spend_usd=CAP_USD)
     context = multiprocessing.get_context("spawn")
@@ -81,9 +77,7 @@ def test_fake_provider_spend_cap_holds_across_4_processes(
     _assert_cap_held(tmp_path, fake_provider, [reason for result in results for reason in result])
 
 
-def test_fake_provider_cached_replies_stay_free_after_the_cap(
-    tmp_path: Path, fake_provider: FakeProvider
-) -> None:
+def test_fake_provider_cached_replies_stay_free_after_the_cap(tmp_path: Path, fake_provider: FakeProvider) -> None:
     fake_provider.default = PRICEY_SLOW_REPLY
     settings = settings_for(tmp_path, fake_provider.api_base, max_spend_usd=COST_PER_CALL / 2)
     client = client_for(settings, tmp_path)

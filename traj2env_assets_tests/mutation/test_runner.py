@@ -18,7 +18,7 @@ from traj2env_assets.mutation import (
     parse_mutation_results,
 )
 
-CALC = '''def add(a, b):
+CALC = """def add(a, b):
     return a + b
 
 
@@ -28,8 +28,8 @@ def clamp(x, lo=0, hi=10):
     if x > hi:
         return hi
     return x
-'''
-TESTS = '''from calc import add, clamp
+"""
+TESTS = """from calc import add, clamp
 
 
 def test_add():
@@ -38,7 +38,7 @@ def test_add():
 
 def test_clamp_low():
     assert clamp(-1) == 0
-'''
+"""
 IDS = ["tests/test_calc.py::test_add", "tests/test_calc.py::test_clamp_low"]
 
 
@@ -58,18 +58,27 @@ def _run_here(probe: Probe, root: Path) -> ProbeResult:
     plan_path.write_text(json.dumps(plan))
     done = subprocess.run(
         [sys.executable, str(plan_path.parent / "runner.py"), str(plan_path)],
-        check=False, capture_output=True, text=True, timeout=120,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
-    return ProbeResult(name=probe.name, exit_code=done.returncode, timed_out=False, output_tail=done.stdout[-4000:], seconds=0)
+    return ProbeResult(
+        name=probe.name, exit_code=done.returncode, timed_out=False, output_tail=done.stdout[-4000:], seconds=0
+    )
 
 
 def test_calibration_keeps_discriminating_tests_and_mutates_against_them(tmp_path: Path) -> None:
     stub = "def add(a, b):\n    raise NotImplementedError\n\n\ndef clamp(x, lo=0, hi=10):\n    return 0\n"
     mutants = generate_mutants({"calc.py": CALC})
     probe = calibration_probe(
-        "calibration", states={"reference": {"calc.py": CALC}, "stub": {"calc.py": stub}, "start": {}},
-        must_pass="reference", must_fail=["stub", "start"], tests={"tests/test_calc.py": TESTS},
-        targets=["tests/test_calc.py"], mutants=mutants,
+        "calibration",
+        states={"reference": {"calc.py": CALC}, "stub": {"calc.py": stub}, "start": {}},
+        must_pass="reference",
+        must_fail=["stub", "start"],
+        tests={"tests/test_calc.py": TESTS},
+        targets=["tests/test_calc.py"],
+        mutants=mutants,
     )
     image_project = tmp_path / "workspace"
     image_project.mkdir()

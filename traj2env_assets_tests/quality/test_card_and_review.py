@@ -30,14 +30,23 @@ from traj2env_assets.report import REPORT_FILE, CandidateRecord, RunReport, writ
 from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
 
 EFFORT = SessionEffort(
-    window="fail_to_pass", agent_steps=4, commands=3, failed_commands=2, edits=1, wall_seconds=90.0,
-    files_changed=1, lines_changed=2,
+    window="fail_to_pass",
+    agent_steps=4,
+    commands=3,
+    failed_commands=2,
+    edits=1,
+    wall_seconds=90.0,
+    files_changed=1,
+    lines_changed=2,
 )
 
 
 def _status(task_id: str) -> CandidateStatus:
     return CandidateStatus(
-        family="repair", partition_key="claude-code-abc", task_id=task_id, reward_kind="binary",
+        family="repair",
+        partition_key="claude-code-abc",
+        task_id=task_id,
+        reward_kind="binary",
         calibration=CalibrationRecord(key="k", passed=True, facts={"failing_tests": 1, "mutants_killed": "3/4"}),
         trials=TrialsRecord(key="k", passed=True, rewards={"reference": 1.0, "noop": 0.0}, file="trials.json"),
     )
@@ -102,7 +111,12 @@ def test_accept_labels_the_task_verified_and_the_manifest_keeps_every_decision(d
     assert _label(dataset / "calc-fix") == "verified"
     manifest = read_manifest(dataset)
     [review] = manifest.reviews
-    assert (review.task_id, review.decision, review.note, review.reviewer) == ("calc-fix", "accept", "clear failure, real fix", "ana")
+    assert (review.task_id, review.decision, review.note, review.reviewer) == (
+        "calc-fix",
+        "accept",
+        "clear failure, real fix",
+        "ana",
+    )
     after = {task.task_id: task.content_hash for task in manifest.tasks}
     assert after["calc-fix"] != before["calc-fix"] and after["slug-fix"] == before["slug-fix"]
 
@@ -134,23 +148,43 @@ def test_review_command_lists_and_records(dataset: Path, capsys: pytest.CaptureF
 def test_reviews_and_rollouts_reach_the_report_and_its_funnel_without_a_new_run(dataset: Path) -> None:
     def published(task_id: str) -> CandidateRecord:
         return CandidateRecord(
-            family="repair", task_id=task_id, partition_key=f"k-{task_id}", status="published", kept=True,
-            reached="publish", reward_kind="binary", published_path=str(dataset / task_id),
+            family="repair",
+            task_id=task_id,
+            partition_key=f"k-{task_id}",
+            status="published",
+            kept=True,
+            reached="publish",
+            reward_kind="binary",
+            published_path=str(dataset / task_id),
         )
 
     dropped = CandidateRecord(
-        family="repair", task_id="calc-fix", partition_key="k-copy", status="dropped", kept=False,
-        reached=None, dropped_at="mining", reason="duplicate_of", duplicate_of="calc-fix", reward_kind="binary",
+        family="repair",
+        task_id="calc-fix",
+        partition_key="k-copy",
+        status="dropped",
+        kept=False,
+        reached=None,
+        dropped_at="mining",
+        reason="duplicate_of",
+        duplicate_of="calc-fix",
+        reward_kind="binary",
     )
-    report = RunReport(generated_at="now", workspace="/w", candidates=[published("calc-fix"), published("slug-fix"), dropped])
+    report = RunReport(
+        generated_at="now", workspace="/w", candidates=[published("calc-fix"), published("slug-fix"), dropped]
+    )
     write_run_report(report, dataset)
 
     record_review(dataset, "calc-fix", "accept")
     at = datetime(2026, 1, 1, tzinfo=UTC)
-    record_rollouts(dataset, [
-        TrialCount(task_id="calc-fix", agent="terminus-2", model="openai/a", attempts=2, solved=0),
-        TrialCount(task_id="slug-fix", agent="terminus-2", model="openai/a", attempts=2, solved=1),
-    ], at)
+    record_rollouts(
+        dataset,
+        [
+            TrialCount(task_id="calc-fix", agent="terminus-2", model="openai/a", attempts=2, solved=0),
+            TrialCount(task_id="slug-fix", agent="terminus-2", model="openai/a", attempts=2, solved=1),
+        ],
+        at,
+    )
 
     written = RunReport.model_validate_json((dataset / REPORT_FILE).read_text())
     by_key = {(c.task_id, c.kept): c for c in written.candidates}

@@ -28,8 +28,12 @@ from traj2env_assets.sources import load_registry, register_sources
 from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.example_run import SAMPLES
 
-FORMATS = ("atif/python-pytest-fix.json", "claude-code/python-pytest-fix.jsonl",
-           "codex/python-pytest-fix.jsonl", "pi/python-pytest-fix.jsonl")
+FORMATS = (
+    "atif/python-pytest-fix.json",
+    "claude-code/python-pytest-fix.jsonl",
+    "codex/python-pytest-fix.jsonl",
+    "pi/python-pytest-fix.jsonl",
+)
 # The codex log's failing run of the check is the earliest recording of the fix.
 EARLIEST = "codex"
 
@@ -68,9 +72,7 @@ def _repair_statuses(workspace: Workspace, keys: list[str]) -> dict[str, Candida
 
 
 @pytest.mark.parametrize("order", ["forward", "reverse"])
-def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_first(
-    tmp_path: Path, order: str
-) -> None:
+def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_first(tmp_path: Path, order: str) -> None:
     workspace, by_format = _registered(tmp_path, FORMATS)
     keys = sorted(by_format.values(), reverse=order == "reverse")
     _mine(workspace, keys)
@@ -85,7 +87,7 @@ def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_firs
         assert copy.drop is not None and copy.drop.reason == "duplicate_of"
         assert copy.dropped_at in ("mining", "proposal") and copy.work_key == winner.work_key
     # Mined after the earliest recording, a copy is dropped at once and names it.
-    for key in keys[keys.index(by_format[EARLIEST]) + 1:]:
+    for key in keys[keys.index(by_format[EARLIEST]) + 1 :]:
         assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("mining", winner.task_id)
 
     # The report names the task each copy ends at, and lists the copies under it.
@@ -125,8 +127,9 @@ def test_a_candidate_that_won_at_mining_is_not_published_beside_an_earlier_copy(
     late = _repair_statuses(workspace, [late_key])[late_key]
     assert late.drop is None and late.work_key
 
-    early = FixClaim(task_id="codex-python-pytest-fix-0", partition_key="codex-session",
-                     started_at="2026-03-01T10:00:08.618Z")
+    early = FixClaim(
+        task_id="codex-python-pytest-fix-0", partition_key="codex-session", started_at="2026-03-01T10:00:08.618Z"
+    )
     FixClaims(workspace.root).claim(late.work_key, early)
     staged_task_dir(workspace, late.ref).mkdir(parents=True)
     ready = save_status(workspace, late.model_copy(update={"reached": "trials"}))

@@ -8,8 +8,14 @@ from traj2env_assets.replay.models import FileEvent, ShellCommand, UserRequest
 
 def _run(index: int, step: int, exit_code: int, at: str, subagent: str | None = None) -> ShellCommand:
     return ShellCommand(
-        command_index=index, step_id=step, tool_call_id=f"c{index}", tool_name="Bash", command="pytest -q",
-        exit_code=exit_code, timestamp=at, subagent=subagent,
+        command_index=index,
+        step_id=step,
+        tool_call_id=f"c{index}",
+        tool_name="Bash",
+        command="pytest -q",
+        exit_code=exit_code,
+        timestamp=at,
+        subagent=subagent,
     )
 
 
@@ -33,14 +39,22 @@ TIMELINE = [
 
 def test_effort_counts_the_main_agent_between_the_failing_and_the_passing_run() -> None:
     effort = measure_effort(
-        TIMELINE, 3, 8,
+        TIMELINE,
+        3,
+        8,
         before={"calc.py": b"a\nb\nc\n", "util.py": None, "same.py": b"x\n"},
         after={"calc.py": b"a\nB\nc\nd\n", "util.py": b"def f():\n    return 1\n", "same.py": b"x\n"},
         window="fail_to_pass",
     )
     assert effort == SessionEffort(
-        window="fail_to_pass", agent_steps=6, commands=3, failed_commands=2, edits=2,
-        wall_seconds=270.0, files_changed=2, lines_changed=5,
+        window="fail_to_pass",
+        agent_steps=6,
+        commands=3,
+        failed_commands=2,
+        edits=2,
+        wall_seconds=270.0,
+        files_changed=2,
+        lines_changed=5,
     )
 
 
@@ -51,8 +65,14 @@ def test_without_timestamps_there_is_no_wall_time() -> None:
 
 def _effort(**figures: float | None) -> SessionEffort:
     base = {
-        "window": "fail_to_pass", "agent_steps": 3, "commands": 2, "failed_commands": 1, "edits": 1,
-        "wall_seconds": 60.0, "files_changed": 1, "lines_changed": 4,
+        "window": "fail_to_pass",
+        "agent_steps": 3,
+        "commands": 2,
+        "failed_commands": 1,
+        "edits": 1,
+        "wall_seconds": 60.0,
+        "files_changed": 1,
+        "lines_changed": 4,
     }
     return SessionEffort.model_validate({**base, **figures})
 

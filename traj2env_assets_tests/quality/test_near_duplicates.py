@@ -32,8 +32,16 @@ from traj2env_assets.workspace import Workspace
 FUNCTIONS = [f"def f{n}(x):\n    return x + {n}\n" for n in range(12)]
 
 
-def _write_task(task_dir: Path, *, source: str, fixed: int, request: str, tests: list[str], project: str = "calc",
-                spelling: str = "") -> Path:
+def _write_task(
+    task_dir: Path,
+    *,
+    source: str,
+    fixed: int,
+    request: str,
+    tests: list[str],
+    project: str = "calc",
+    spelling: str = "",
+) -> Path:
     """A task whose reference fixes function ``fixed`` (the base returns its number negated)."""
     base = "\n\n".join(f.replace(f"+ {n}", f"- {n}") if n == fixed else f for n, f in enumerate(FUNCTIONS))
     task_dir.mkdir(parents=True)
@@ -62,19 +70,35 @@ def _request(n: int) -> str:
 
 
 def test_two_fixes_of_one_bug_are_one_group_and_a_fix_elsewhere_in_the_file_is_not(tmp_path: Path) -> None:
-    first = _write_task(tmp_path / "a", source="s1", fixed=3, request=_request(3),
-                        tests=["tests/test_calc.py::test_f3"])
-    again = _write_task(tmp_path / "b", source="s2", fixed=3, request=_request(3) + " Keep it short.",
-                        tests=["tests/test_calc.py::test_f3"], spelling="  # fixed")
-    other = _write_task(tmp_path / "c", source="s3", fixed=9, request=_request(9),
-                        tests=["tests/test_calc.py::test_f9"])
-    elsewhere = _write_task(tmp_path / "d", source="s4", fixed=3, request=_request(3),
-                            tests=["tests/test_calc.py::test_f3"], project="another-project")
+    first = _write_task(
+        tmp_path / "a", source="s1", fixed=3, request=_request(3), tests=["tests/test_calc.py::test_f3"]
+    )
+    again = _write_task(
+        tmp_path / "b",
+        source="s2",
+        fixed=3,
+        request=_request(3) + " Keep it short.",
+        tests=["tests/test_calc.py::test_f3"],
+        spelling="  # fixed",
+    )
+    other = _write_task(
+        tmp_path / "c", source="s3", fixed=9, request=_request(9), tests=["tests/test_calc.py::test_f9"]
+    )
+    elsewhere = _write_task(
+        tmp_path / "d",
+        source="s4",
+        fixed=3,
+        request=_request(3),
+        tests=["tests/test_calc.py::test_f3"],
+        project="another-project",
+    )
 
-    groups = near_duplicate_groups({
-        path.name: (project, task_signature(path))
-        for path, project in ((first, "calc"), (again, "calc"), (other, "calc"), (elsewhere, "another-project"))
-    })
+    groups = near_duplicate_groups(
+        {
+            path.name: (project, task_signature(path))
+            for path, project in ((first, "calc"), (again, "calc"), (other, "calc"), (elsewhere, "another-project"))
+        }
+    )
 
     assert groups == {"a": "a", "b": "a", "c": "c", "d": "d"}
 
@@ -84,8 +108,14 @@ def test_a_near_duplicate_group_is_never_split_between_train_and_test(tmp_path: 
     for n in range(10):  # ten fixes, each recorded by two sessions in two ways
         tests = [f"tests/test_calc.py::test_f{n}"]
         _write_task(dataset / f"t{n}-a", source=f"s{n}-a", fixed=n, request=_request(n), tests=tests)
-        _write_task(dataset / f"t{n}-b", source=f"s{n}-b", fixed=n, request=_request(n) + " Please.", tests=tests,
-                    spelling="  # ok")
+        _write_task(
+            dataset / f"t{n}-b",
+            source=f"s{n}-b",
+            fixed=n,
+            request=_request(n) + " Please.",
+            tests=tests,
+            spelling="  # ok",
+        )
 
     manifest = write_dataset(dataset)
 
@@ -105,8 +135,14 @@ def test_a_new_near_duplicate_joins_the_split_of_its_published_partner(tmp_path:
     assert set(first.values()) == {"train", "test"}
 
     for n in range(8):
-        _write_task(dataset / f"t{n}-again", source=f"s{n}-again", fixed=n, request=_request(n) + " Thanks.",
-                    tests=[f"tests/t.py::test_f{n}"], spelling="  # again")
+        _write_task(
+            dataset / f"t{n}-again",
+            source=f"s{n}-again",
+            fixed=n,
+            request=_request(n) + " Thanks.",
+            tests=[f"tests/t.py::test_f{n}"],
+            spelling="  # again",
+        )
     manifest = write_dataset(dataset)
 
     splits = {task.task_id: task.split for task in manifest.tasks}
@@ -115,8 +151,9 @@ def test_a_new_near_duplicate_joins_the_split_of_its_published_partner(tmp_path:
 
 
 def _ready(workspace: Workspace, tmp_path: Path, name: str, **task: object) -> CandidateStatus:
-    status = CandidateStatus(family="repair", partition_key=f"p-{name}", task_id=name, reward_kind="binary",
-                             reached="trials")
+    status = CandidateStatus(
+        family="repair", partition_key=f"p-{name}", task_id=name, reward_kind="binary", reached="trials"
+    )
     staged = staged_task_dir(workspace, status.ref)
     _write_task(staged, **task)  # type: ignore[arg-type]
     return save_status(workspace, status)
@@ -126,13 +163,28 @@ def test_caps_stop_a_group_and_a_project_at_their_size_and_say_which(tmp_path: P
     workspace = Workspace(root=tmp_path / "workspace")
     dataset = tmp_path / "dataset"
     copies = [
-        _ready(workspace, tmp_path, f"fix3-{n}", source=f"s3-{n}", fixed=3, request=_request(3) + " x" * n,
-               tests=["tests/t.py::test_f3"], spelling="  #" + "!" * n)
+        _ready(
+            workspace,
+            tmp_path,
+            f"fix3-{n}",
+            source=f"s3-{n}",
+            fixed=3,
+            request=_request(3) + " x" * n,
+            tests=["tests/t.py::test_f3"],
+            spelling="  #" + "!" * n,
+        )
         for n in range(3)
     ]
     others = [
-        _ready(workspace, tmp_path, f"fix{n}", source=f"s{n}", fixed=n, request=_request(n),
-               tests=[f"tests/t.py::test_f{n}"])
+        _ready(
+            workspace,
+            tmp_path,
+            f"fix{n}",
+            source=f"s{n}",
+            fixed=n,
+            request=_request(n),
+            tests=[f"tests/t.py::test_f{n}"],
+        )
         for n in (5, 7, 9)
     ]
 

@@ -63,7 +63,11 @@ def test_flags_need_no_solve_anywhere_or_a_solve_everywhere() -> None:
     assert rollout_flag([always, never]) is None, "one model solved it: not never_solved; one failed: not always"
     assert rollout_flag([mixed]) is None
     only_errors = ModelRollouts(
-        agent="terminus-2", model=MODEL, attempts=0, solved=0, solve_rate=None,
+        agent="terminus-2",
+        model=MODEL,
+        attempts=0,
+        solved=0,
+        solve_rate=None,
         runs=[RolloutRun(at="2026-01-01T00:00:00+00:00", attempts=0, solved=0, errors=2)],
     )
     assert rollout_flag([only_errors]) is None, "trials that all failed say nothing about the task"
@@ -71,15 +75,23 @@ def test_flags_need_no_solve_anywhere_or_a_solve_everywhere() -> None:
 
 
 def test_a_rerun_adds_its_attempts_and_flags_are_recomputed() -> None:
-    first = merge_rollouts([], [
-        TrialCount(task_id="b", agent="terminus-2", model=MODEL, attempts=2, solved=2),
-        TrialCount(task_id="a", agent="terminus-2", model=MODEL, attempts=2, solved=0, errors=1),
-    ], "2026-01-01T00:00:00+00:00")
+    first = merge_rollouts(
+        [],
+        [
+            TrialCount(task_id="b", agent="terminus-2", model=MODEL, attempts=2, solved=2),
+            TrialCount(task_id="a", agent="terminus-2", model=MODEL, attempts=2, solved=0, errors=1),
+        ],
+        "2026-01-01T00:00:00+00:00",
+    )
     assert [(task.task_id, task.flag) for task in first] == [("a", "never_solved"), ("b", "always_solved")]
-    second = merge_rollouts(first, [
-        TrialCount(task_id="b", agent="terminus-2", model=MODEL, attempts=2, solved=1),
-        TrialCount(task_id="b", agent="terminus-2", model="openai/other", attempts=1, solved=1),
-    ], "2026-01-02T00:00:00+00:00")
+    second = merge_rollouts(
+        first,
+        [
+            TrialCount(task_id="b", agent="terminus-2", model=MODEL, attempts=2, solved=1),
+            TrialCount(task_id="b", agent="terminus-2", model="openai/other", attempts=1, solved=1),
+        ],
+        "2026-01-02T00:00:00+00:00",
+    )
     a, b = second
     assert a == first[0], "a task this run did not try keeps its record"
     [other, ours] = b.models  # by agent, then model
@@ -92,29 +104,41 @@ def test_a_rerun_adds_its_attempts_and_flags_are_recomputed() -> None:
 
 def _trial(task: str, model: str, reward: float | None, exception: str | None = None) -> TrialResult:
     """The fields of Harbor's ``result.json`` that a rollout reads."""
-    return TrialResult.model_validate({
-        "task_name": f"traj2env/{task}", "trial_name": f"{task}__x", "trial_uri": "file:///jobs/x",
-        "task_id": {"path": f"/dataset/{task}"}, "task_checksum": "c",
-        "config": {"task": {"path": f"/dataset/{task}"}, "agent": {"name": "terminus-2", "model_name": model}},
-        "agent_info": {"name": "terminus-2", "version": "2.0.0"},
-        "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
-        "exception_info": {
-            "exception_type": exception, "exception_message": "it failed", "exception_traceback": "",
-            "occurred_at": "2026-01-01T00:00:00Z",
-        } if exception else None,
-    })
+    return TrialResult.model_validate(
+        {
+            "task_name": f"traj2env/{task}",
+            "trial_name": f"{task}__x",
+            "trial_uri": "file:///jobs/x",
+            "task_id": {"path": f"/dataset/{task}"},
+            "task_checksum": "c",
+            "config": {"task": {"path": f"/dataset/{task}"}, "agent": {"name": "terminus-2", "model_name": model}},
+            "agent_info": {"name": "terminus-2", "version": "2.0.0"},
+            "verifier_result": {"rewards": {"reward": reward}} if reward is not None else None,
+            "exception_info": {
+                "exception_type": exception,
+                "exception_message": "it failed",
+                "exception_traceback": "",
+                "occurred_at": "2026-01-01T00:00:00Z",
+            }
+            if exception
+            else None,
+        }
+    )
 
 
 def test_trials_are_counted_per_task_and_model_and_a_failed_run_is_an_error_not_an_attempt() -> None:
-    counts = count_trials("terminus-2", [
-        _trial("calc", MODEL, 1.0),
-        _trial("calc", MODEL, 0.5),
-        _trial("calc", MODEL, 0.0, exception="AgentTimeoutError"),
-        _trial("calc", MODEL, None, exception="RuntimeError"),
-        # The model server never answered; Harbor still verified the untouched container.
-        _trial("calc", MODEL, 0.0, exception="InternalServerError"),
-        _trial("calc", "openai/other", 1.0),
-    ])
+    counts = count_trials(
+        "terminus-2",
+        [
+            _trial("calc", MODEL, 1.0),
+            _trial("calc", MODEL, 0.5),
+            _trial("calc", MODEL, 0.0, exception="AgentTimeoutError"),
+            _trial("calc", MODEL, None, exception="RuntimeError"),
+            # The model server never answered; Harbor still verified the untouched container.
+            _trial("calc", MODEL, 0.0, exception="InternalServerError"),
+            _trial("calc", "openai/other", 1.0),
+        ],
+    )
     assert [(c.task_id, c.model, c.attempts, c.solved, c.errors) for c in counts] == [
         ("calc", "openai/other", 1, 1, 0),
         ("calc", MODEL, 3, 1, 2),
@@ -125,7 +149,11 @@ def test_trials_are_counted_per_task_and_model_and_a_failed_run_is_an_error_not_
 def test_totals_that_do_not_sum_the_runs_are_refused() -> None:
     with pytest.raises(ValidationError, match="totals do not sum the runs"):
         ModelRollouts(
-            agent="terminus-2", model=MODEL, attempts=3, solved=1, solve_rate=1 / 3,
+            agent="terminus-2",
+            model=MODEL,
+            attempts=3,
+            solved=1,
+            solve_rate=1 / 3,
             runs=[RolloutRun(at="2026-01-01T00:00:00+00:00", attempts=2, solved=1)],
         )
 
@@ -169,10 +197,17 @@ def test_the_command_records_attempts_and_exits_1_when_trials_failed(
     dataset: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def rollouts(*args: Any, **kwargs: Any) -> list[TrialCount]:
-        return [TrialCount(
-            task_id="calc-fix", agent="terminus-2", model=MODEL, attempts=1, solved=1, errors=1,
-            error="InternalServerError: connection refused",
-        )]
+        return [
+            TrialCount(
+                task_id="calc-fix",
+                agent="terminus-2",
+                model=MODEL,
+                attempts=1,
+                solved=1,
+                errors=1,
+                error="InternalServerError: connection refused",
+            )
+        ]
 
     monkeypatch.setattr("traj2env_assets.quality.rollout_command.run_rollouts", rollouts)
     argv = ["rollout", str(dataset), "--agent", "terminus-2", "--model", MODEL]
@@ -208,7 +243,12 @@ def _terminus_reply(request: dict[str, Any]) -> FakeReply:
     first_turn = not any(message["role"] == "assistant" for message in messages)
     fixes = first_turn and SOLVABLE in _text(messages[0])
     commands = [{"keystrokes": FIX_KEYSTROKES, "duration": 0.5}] if fixes else []
-    answer = {"analysis": "scripted", "plan": "fix" if fixes else "give up", "commands": commands, "task_complete": True}
+    answer = {
+        "analysis": "scripted",
+        "plan": "fix" if fixes else "give up",
+        "commands": commands,
+        "task_complete": True,
+    }
     return FakeReply(content=json.dumps(answer))
 
 
@@ -222,8 +262,20 @@ def test_terminus_2_rollouts_record_a_solved_and_a_never_solved_task(
     # The fake of the provider's HTTP API: OpenAI chat completions on 127.0.0.1.
     fake_provider.route = _terminus_reply
     argv = [
-        "rollout", str(dataset), "--agent", "terminus-2", "--model", MODEL, "-k", "2", "-n", "2",
-        "--base-url", fake_provider.api_base, "--jobs-dir", str(tmp_path / "jobs"),
+        "rollout",
+        str(dataset),
+        "--agent",
+        "terminus-2",
+        "--model",
+        MODEL,
+        "-k",
+        "2",
+        "-n",
+        "2",
+        "--base-url",
+        fake_provider.api_base,
+        "--jobs-dir",
+        str(tmp_path / "jobs"),
     ]
     assert main(argv) == 0, capsys.readouterr()
     table = capsys.readouterr().out
@@ -233,7 +285,11 @@ def test_terminus_2_rollouts_record_a_solved_and_a_never_solved_task(
     [solved] = rollouts["calc-fix"].models
     [stuck] = rollouts["calc-stuck"].models
     assert (solved.agent, solved.model, solved.attempts, solved.solved, solved.solve_rate) == (
-        "terminus-2", MODEL, 2, 2, 1.0
+        "terminus-2",
+        MODEL,
+        2,
+        2,
+        1.0,
     )
     assert (stuck.attempts, stuck.solved, stuck.solve_rate) == (2, 0, 0.0)
     assert rollouts["calc-stuck"].flag == "never_solved" and rollouts["calc-fix"].flag == "always_solved"

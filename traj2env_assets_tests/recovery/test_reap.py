@@ -53,7 +53,9 @@ def session() -> Iterator[dict[str, str]]:
 def project_image(client: docker.DockerClient) -> Iterator[str]:
     """A task image as the project builds them: its labels are inherited by its containers."""
     dockerfile = f'FROM {BASE}\nLABEL {PROJECT_LABEL}="{PROJECT_VALUE}" {ROLE_LABEL}="task-image"\n'
-    image, _ = client.images.build(fileobj=io.BytesIO(dockerfile.encode()), tag=f"traj2env/reap-test:{uuid.uuid4().hex[:8]}")
+    image, _ = client.images.build(
+        fileobj=io.BytesIO(dockerfile.encode()), tag=f"traj2env/reap-test:{uuid.uuid4().hex[:8]}"
+    )
     yield image.tags[0]
     client.images.remove(image.id, force=True)
 

@@ -41,8 +41,14 @@ class _Skeleton(ast.NodeTransformer):
         self.instruction = instruction
 
     def _stub_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
-        doc = node.body[0] if node.body and isinstance(node.body[0], ast.Expr) and isinstance(
-            getattr(node.body[0], "value", None), ast.Constant) and isinstance(node.body[0].value.value, str) else None
+        doc = (
+            node.body[0]
+            if node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+            and isinstance(node.body[0].value.value, str)
+            else None
+        )
         raise_stmt = ast.parse("raise NotImplementedError").body[0]
         return [doc, raise_stmt] if doc else [raise_stmt]
 
@@ -82,7 +88,9 @@ def skeleton(module: ContractModule, instruction: str) -> str:
     tree = _Skeleton(instruction).visit(tree)
     future = ast.parse("from __future__ import annotations").body[0]
     body = list(tree.body)
-    at = 1 if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) else 0
+    at = (
+        1 if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) else 0
+    )
     body.insert(at, future)
     tree.body = body
     ast.fix_missing_locations(tree)
@@ -96,7 +104,8 @@ def extend_additions(view: TaskView, module: ContractModule) -> str:
     existing = set()
     if module.path in view.files:
         existing = {
-            node.name for node in ast.parse(view.text(module.path)).body
+            node.name
+            for node in ast.parse(view.text(module.path)).body
             if isinstance(node, ast.FunctionDef | ast.ClassDef)
         }
     lines = []
@@ -107,9 +116,13 @@ def extend_additions(view: TaskView, module: ContractModule) -> str:
     for name, methods in module.classes.items():
         if name in existing:
             continue
-        body = "".join(
-            f"\n    def {m}({', '.join(f.params)}):\n        raise NotImplementedError\n" for m, f in methods.items()
-        ) or "\n    pass\n"
+        body = (
+            "".join(
+                f"\n    def {m}({', '.join(f.params)}):\n        raise NotImplementedError\n"
+                for m, f in methods.items()
+            )
+            or "\n    pass\n"
+        )
         lines.append(f"\n\nclass {name}:{body}")
     return "".join(lines)
 
@@ -165,8 +178,7 @@ def assemble(
 
 def as_files(texts: dict[str, str | bytes]) -> dict[str, bytes]:
     return {
-        f"{WORKSPACE}/{path}": (text.encode("utf-8") if isinstance(text, str) else text)
-        for path, text in texts.items()
+        f"{WORKSPACE}/{path}": (text.encode("utf-8") if isinstance(text, str) else text) for path, text in texts.items()
     }
 
 
@@ -204,8 +216,13 @@ def static_table(sources: Iterable[str], names: set[str]) -> dict[tuple[str, str
             if isinstance(node, ast.With):
                 for item in node.items:
                     expr = item.context_expr
-                    if isinstance(expr, ast.Call) and getattr(expr.func, "attr", getattr(expr.func, "id", None)) in (
-                        "raises", "assertRaises", "assertRaisesRegex") and expr.args and isinstance(expr.args[0], ast.Name):
+                    if (
+                        isinstance(expr, ast.Call)
+                        and getattr(expr.func, "attr", getattr(expr.func, "id", None))
+                        in ("raises", "assertRaises", "assertRaisesRegex")
+                        and expr.args
+                        and isinstance(expr.args[0], ast.Name)
+                    ):
                         for sub in node.body:
                             for call in ast.walk(sub):
                                 name = _callee(call, names)
@@ -239,4 +256,3 @@ def all_target_names(view: TaskView) -> set[str]:
         for methods in module.classes.values():
             names |= set(methods)
     return names
-

@@ -179,8 +179,7 @@ class TaskView:
             return set()
         tree = ast.parse(self.text(path))
         return {
-            node.name for node in tree.body
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         }
 
     def _repair_targets(self) -> dict[str, list[str]]:
@@ -257,7 +256,8 @@ def _collect(body: list[ast.stmt], module: ContractModule) -> None:
             module.functions[node.name] = _function(node)
         elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
             module.classes[node.name] = {
-                item.name: _function(item) for item in node.body
+                item.name: _function(item)
+                for item in node.body
                 if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
             }
 

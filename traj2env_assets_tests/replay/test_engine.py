@@ -167,7 +167,9 @@ def test_a_read_that_matches_is_a_timeline_event_without_a_resync(tmp_path: Path
 
 
 def test_background_bash_has_no_exit_code(tmp_path: Path) -> None:
-    session = SessionBuilder().call("Bash", {"command": "npm run dev", "run_in_background": True}, "Command running in background with ID: b1")
+    session = SessionBuilder().call(
+        "Bash", {"command": "npm run dev", "run_in_background": True}, "Command running in background with ID: b1"
+    )
     assert next(_record(session, tmp_path).shell_commands()).exit_code is None
 
 
@@ -178,7 +180,10 @@ def test_pi_write_edit_and_truncated_read(tmp_path: Path) -> None:
         .call("edit", {"path": "src/a.ts", "oldText": "a = 1", "newText": "a = 10"}, "Successfully replaced text")
         .call(
             "edit",
-            {"path": "src/a.ts", "edits": [{"oldText": "b = 2", "newText": "b = 20"}, {"oldText": "let a", "newText": "const a"}]},
+            {
+                "path": "src/a.ts",
+                "edits": [{"oldText": "b = 2", "newText": "b = 20"}, {"oldText": "let a", "newText": "const a"}],
+            },
             "Successfully replaced 2 block(s)",
         )
         .call("read", {"path": "big.ts"}, "line\n\n[1549 more lines in file. Use offset=121 to continue]")
@@ -203,7 +208,9 @@ def test_pi_edit_ambiguous_old_text_fails(tmp_path: Path) -> None:
 
 
 def test_codex_apply_patch_add_update_move_delete(tmp_path: Path) -> None:
-    patch_one = "*** Begin Patch\n*** Add File: pkg/a.py\n+def f():\n+    return 1\n*** Add File: old.txt\n+bye\n*** End Patch"
+    patch_one = (
+        "*** Begin Patch\n*** Add File: pkg/a.py\n+def f():\n+    return 1\n*** Add File: old.txt\n+bye\n*** End Patch"
+    )
     patch_two = (
         "*** Begin Patch\n*** Update File: pkg/a.py\n*** Move to: pkg/b.py\n@@ def f():\n-    return 1\n+    return 2\n"
         "*** Delete File: old.txt\n*** End Patch"
@@ -219,7 +226,10 @@ def test_codex_apply_patch_add_update_move_delete(tmp_path: Path) -> None:
     assert record.files_before(0) == {"pkg/a.py": "def f():\n    return 1\n", "old.txt": "bye\n"}
     assert record.files_before(1) == {"pkg/b.py": "def f():\n    return 2\n"}
     commands = list(record.shell_commands())
-    assert [(c.command, c.exit_code, c.output) for c in commands] == [("pytest -q", 1, "1 failed"), ("pytest -q", 0, "1 passed")]
+    assert [(c.command, c.exit_code, c.output) for c in commands] == [
+        ("pytest -q", 1, "1 failed"),
+        ("pytest -q", 0, "1 passed"),
+    ]
     assert record.files["old.txt"].state == "deleted"
 
 
@@ -229,7 +239,11 @@ def test_codex_patch_context_mismatch_is_recorded(tmp_path: Path) -> None:
         SessionBuilder(source_format="codex")
         .call("apply_patch", {"input": "*** Begin Patch\n*** Add File: a.py\n+present\n*** End Patch"}, "Success.")
         .call("apply_patch", {"input": patch}, "Success.")
-        .call("apply_patch", {"input": "*** Begin Patch\n*** Add File: b.py\n+x\n*** End Patch"}, "apply_patch verification failed: x")
+        .call(
+            "apply_patch",
+            {"input": "*** Begin Patch\n*** Add File: b.py\n+x\n*** End Patch"},
+            "apply_patch verification failed: x",
+        )
         .call("exec_command", {"cmd": "ls"}, "Process exited with code 0")
     )
     record = _record(session, tmp_path)
@@ -262,7 +276,7 @@ def test_heredocs_and_redirections(tmp_path: Path) -> None:
         .bash("cat <<EOF > b.txt\nplain \\$x text\nEOF\ntee c.txt <<-END\n\tindented\n\tEND")
         .bash("cat <<EOF > d.txt\nhome is $HOME\nEOF")
         .bash("echo hello > e.txt && echo -n more >> e.txt && printf '%s=%s\\n' k v > f.txt")
-        .bash("python gen.py > g.txt; echo \"$USER\" > h.txt")
+        .bash('python gen.py > g.txt; echo "$USER" > h.txt')
         .bash("cat <<'EOF' | tee -a e.txt > i.txt\npiped\nEOF")
     )
     record = _record(session, tmp_path)
@@ -338,7 +352,9 @@ def test_opaque_and_in_place_commands(tmp_path: Path) -> None:
 
 def test_duplicate_tool_calls_are_replayed_once(tmp_path: Path) -> None:
     trajectory = SessionBuilder().call("Write", {"file_path": "d.txt", "content": "1\n"}).build()
-    doubled = trajectory.model_copy(update={"steps": [trajectory.steps[0], trajectory.steps[0].model_copy(update={"step_id": 2})]})
+    doubled = trajectory.model_copy(
+        update={"steps": [trajectory.steps[0], trajectory.steps[0].model_copy(update={"step_id": 2})]}
+    )
     result = replay_trajectory(doubled)
     assert result.record.fidelity.duplicate_tool_calls == 1
     assert result.record.fidelity.edits_applied == 1
@@ -369,8 +385,17 @@ def test_npm_scripts_are_judged_from_the_known_package_json(tmp_path: Path) -> N
 
 
 def test_embedded_subagent_edits_replay_where_the_parent_call_returns(tmp_path: Path) -> None:
-    parent = SessionBuilder().call("Write", {"file_path": "a.py", "content": "a = 1\n"}).call("Task", {"prompt": "edit a"}).bash("cat a.py")
-    child = SessionBuilder(id_prefix="sub").user("edit a").call("Edit", {"file_path": f"{ROOT}/a.py", "old_string": "1", "new_string": "2"})
+    parent = (
+        SessionBuilder()
+        .call("Write", {"file_path": "a.py", "content": "a = 1\n"})
+        .call("Task", {"prompt": "edit a"})
+        .bash("cat a.py")
+    )
+    child = (
+        SessionBuilder(id_prefix="sub")
+        .user("edit a")
+        .call("Edit", {"file_path": f"{ROOT}/a.py", "old_string": "1", "new_string": "2"})
+    )
     document = parent.build().model_dump(exclude_none=True)
     document["steps"][1]["observation"]["results"][0]["subagent_trajectory_ref"] = [{"trajectory_id": "sub-1"}]
     document["subagent_trajectories"] = [{**child.build().model_dump(exclude_none=True), "trajectory_id": "sub-1"}]
@@ -422,7 +447,9 @@ def test_git_commands_that_leave_the_work_tree_keep_files(tmp_path: Path) -> Non
     session = (
         SessionBuilder()
         .call("Write", {"file_path": "a.py", "content": "a\n"})
-        .bash("git reset HEAD a.py && git restore --staged a.py && git clean -n && git stash list && git apply --check x.diff")
+        .bash(
+            "git reset HEAD a.py && git restore --staged a.py && git clean -n && git stash list && git apply --check x.diff"
+        )
         .bash("git reset --hard")
         .bash("true")
     )
@@ -450,7 +477,11 @@ def test_codex_argv_forms_of_shell_and_apply_patch(tmp_path: Path) -> None:
     patch = "*** Begin Patch\n*** Add File: argv.py\n+x = 1\n*** End Patch"
     session = (
         SessionBuilder(source_format="codex")
-        .call("shell", {"command": ["apply_patch", patch], "workdir": f"{ROOT}/lib"}, '{"output":"Done!","metadata":{"exit_code":0}}')
+        .call(
+            "shell",
+            {"command": ["apply_patch", patch], "workdir": f"{ROOT}/lib"},
+            '{"output":"Done!","metadata":{"exit_code":0}}',
+        )
         .call("local_shell_call", {"action": {"command": ["ls", "-la"], "working_directory": f"{ROOT}/lib"}}, "argv.py")
     )
     record = _record(session, tmp_path)

@@ -83,7 +83,9 @@ def test_storage_grows_with_bytes_changed_not_commands(tmp_path: Path) -> None:
     big = "".join(f"line {i} of a large module\n" for i in range(20_000))  # ~540 KB
     session = SessionBuilder().call("Write", {"file_path": "big.py", "content": big})
     for i in range(200):
-        session.call("Edit", {"file_path": "big.py", "old_string": f"line {i * 50} of", "new_string": f"LINE {i * 50} of"})
+        session.call(
+            "Edit", {"file_path": "big.py", "old_string": f"line {i * 50} of", "new_string": f"LINE {i * 50} of"}
+        )
         session.bash("pytest -q")
     result = replay_trajectory(session.build())
     write_record(result, tmp_path / "r")

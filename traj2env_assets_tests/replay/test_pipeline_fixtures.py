@@ -51,8 +51,12 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     report = {record.partition_key: record for record in build_run_report(workspace, keys).inputs}
     for key in replayed:
         fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
-        meta = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
-        ).records[0].asset_materialization.metadata
+        meta = (
+            instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
+            )
+            .records[0]
+            .asset_materialization.metadata
+        )
         assert meta["commands"].value == fidelity.commands
         assert meta["files_rebuilt"].value == fidelity.files_rebuilt

@@ -16,7 +16,9 @@ from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 NAMES = ["a.txt", "b.py", "src/c.py", "src/d.txt"]
-LINES = st.lists(st.sampled_from(["x = 1", "y = 2", "print('$HOME')", "  indented", "", "z\\n", "`q`"]), min_size=1, max_size=5)
+LINES = st.lists(
+    st.sampled_from(["x = 1", "y = 2", "print('$HOME')", "  indented", "", "z\\n", "`q`"]), min_size=1, max_size=5
+)
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -42,7 +44,21 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
         snapshots: list[dict[str, str]] = []
         for _ in range(data.draw(st.integers(1, 8))):
             files = _snapshot(real)
-            kinds = ["write", "edit", "multi_edit", "pi_edit", "patch_add", "patch_update", "patch_move", "heredoc", "echo", "shell", "rm", "mv", "cp"]
+            kinds = [
+                "write",
+                "edit",
+                "multi_edit",
+                "pi_edit",
+                "patch_add",
+                "patch_update",
+                "patch_move",
+                "heredoc",
+                "echo",
+                "shell",
+                "rm",
+                "mv",
+                "cp",
+            ]
             kind = data.draw(st.sampled_from(kinds))
             name = data.draw(st.sampled_from(NAMES))
             if kind == "write":
@@ -60,7 +76,10 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                 replace_all = data.draw(st.booleans())
                 updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)
                 _write_real(real, name, updated)
-                session.call("Edit", {"file_path": f"{ROOT}/{name}", "old_string": old, "new_string": new, "replace_all": replace_all})
+                session.call(
+                    "Edit",
+                    {"file_path": f"{ROOT}/{name}", "old_string": old, "new_string": new, "replace_all": replace_all},
+                )
             elif kind == "multi_edit" and files:
                 name = data.draw(st.sampled_from(sorted(files)))
                 content = files[name]
@@ -101,7 +120,11 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
             elif kind == "patch_add":
                 lines = data.draw(LINES)
                 _write_real(real, name, "".join(line + "\n" for line in lines))
-                patch = f"*** Begin Patch\n*** Add File: {name}\n" + "".join(f"+{line}\n" for line in lines) + "*** End Patch"
+                patch = (
+                    f"*** Begin Patch\n*** Add File: {name}\n"
+                    + "".join(f"+{line}\n" for line in lines)
+                    + "*** End Patch"
+                )
                 session.call("apply_patch", {"input": patch}, "Success.")
             elif kind == "patch_update" and files:
                 name = data.draw(st.sampled_from(sorted(files)))
@@ -111,11 +134,15 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                 body = lines[:-1]
                 index = data.draw(st.integers(0, len(body) - 1))
                 replacement = data.draw(st.sampled_from(["patched", "", "  p = 0"]))
-                new_body = body[:index] + [replacement] + body[index + 1 :]
+                new_body = [*body[:index], replacement, *body[index + 1 :]]
                 _write_real(real, name, "".join(line + "\n" for line in new_body))
                 hunk = "".join(f" {line}\n" for line in body[:index]) + f"-{body[index]}\n+{replacement}\n"
                 hunk += "".join(f" {line}\n" for line in body[index + 1 :])
-                session.call("apply_patch", {"input": f"*** Begin Patch\n*** Update File: {name}\n@@\n{hunk}*** End Patch"}, "Success.")
+                session.call(
+                    "apply_patch",
+                    {"input": f"*** Begin Patch\n*** Update File: {name}\n@@\n{hunk}*** End Patch"},
+                    "Success.",
+                )
             elif kind == "heredoc":
                 body = "\n".join(data.draw(LINES))
                 quoted = data.draw(st.booleans())

@@ -12,8 +12,12 @@ FILE = "one\ntwo\nthree\nfour\n"  # five lines for pi: the final newline ends wi
 
 
 def test_trailers_give_the_lines_shown_and_the_file_length() -> None:
-    assert parse_pi_read("one\ntwo\n\n[3 more lines in file. Use offset=3 to continue]", None) == ReadChunk(1, ["one", "two"], 5)
-    assert parse_pi_read("three\n\n... (2 more lines not shown. Use offset=4 to continue reading)", 3) == ReadChunk(3, ["three"], 5)
+    assert parse_pi_read("one\ntwo\n\n[3 more lines in file. Use offset=3 to continue]", None) == ReadChunk(
+        1, ["one", "two"], 5
+    )
+    assert parse_pi_read("three\n\n... (2 more lines not shown. Use offset=4 to continue reading)", 3) == ReadChunk(
+        3, ["three"], 5
+    )
     showing = "one\ntwo\n\n[Showing lines 1-2 of 5 (50.0KB limit). Use offset=3 to continue]"
     assert parse_pi_read(showing, None) == ReadChunk(1, ["one", "two"], 5)
     assert parse_pi_read("four\n", 4) == ReadChunk(4, ["four", ""], 5)

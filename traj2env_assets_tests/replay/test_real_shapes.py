@@ -28,18 +28,10 @@ def pi_record(tmp_path: Path) -> ReplayRecord:
 def test_pi_check_fails_then_passes_with_the_edit_between(
     pi_record: ReplayRecord,
 ) -> None:
-    failing, passing = [
-        c for c in pi_record.shell_commands() if c.command == real_shapes.PI_CHECK
-    ]
+    failing, passing = [c for c in pi_record.shell_commands() if c.command == real_shapes.PI_CHECK]
     assert (failing.exit_code, passing.exit_code) == (2, 0)
-    assert (
-        pi_record.files_before(failing.command_index)["src/mode.ts"]
-        == real_shapes.PI_SOURCE
-    )
-    assert (
-        pi_record.files_before(passing.command_index)["src/mode.ts"]
-        == real_shapes.PI_FIXED
-    )
+    assert pi_record.files_before(failing.command_index)["src/mode.ts"] == real_shapes.PI_SOURCE
+    assert pi_record.files_before(passing.command_index)["src/mode.ts"] == real_shapes.PI_FIXED
     results = []
     for command in (failing, passing):
         check = recognise_check(
@@ -51,9 +43,7 @@ def test_pi_check_fails_then_passes_with_the_edit_between(
         results.append(parse_check_result(check, command.output, command.exit_code))
     assert [result.passed for result in results] == [False, True]
     # Diagnostics are identified by file, code and message, never by line (edits move lines).
-    assert results[0].failing_ids == [
-        "src/mode.ts: TS2305 Module '\"./types\"' has no exported member 'QueueMode'."
-    ]
+    assert results[0].failing_ids == ["src/mode.ts: TS2305 Module '\"./types\"' has no exported member 'QueueMode'."]
     assert results[1].failing_ids == []
 
 
@@ -81,55 +71,38 @@ def test_claude_edit_variants_with_original_file(tmp_path: Path) -> None:
     # The edited files live in a pytest temp dir, outside the session cwd: refused.
     assert outside.fidelity.unsafe_paths_by_reason == {"outside_project": 4}
     assert outside.files == {}
-    record = replay_record(
-        trajectory, tmp_path / "rooted", project_root=real_shapes.CLAUDE_EDIT_ROOT
-    )
+    record = replay_record(trajectory, tmp_path / "rooted", project_root=real_shapes.CLAUDE_EDIT_ROOT)
     final = record.final_files()
     assert "It contains the word goodbye in the middle." in final["edit_basic.txt"]
     assert "It contains the word hello in the middle." not in final["edit_basic.txt"]
-    assert final["edit_replace_all.txt"].startswith(
-        "This file has baz repeated.\nThe first foo"
-    )
+    assert final["edit_replace_all.txt"].startswith("This file has baz repeated.\nThe first foo")
     assert (
-        "const NEW_CODE = true;" in final["edit_multiline.txt"]
-        and "OLD_CODE = true" not in final["edit_multiline.txt"]
+        "const NEW_CODE = true;" in final["edit_multiline.txt"] and "OLD_CODE = true" not in final["edit_multiline.txt"]
     )
     assert record.fidelity.edits_failed == 0
-    assert all(
-        state.history[0].action == "pre_image" for state in record.files.values()
-    )
+    assert all(state.history[0].action == "pre_image" for state in record.files.values())
 
 
 def test_claude_read_variants_full_read_only(tmp_path: Path) -> None:
-    record = replay_record(
-        load_trajectory(real_shapes.claude_read_variants(tmp_path / "s.jsonl")), tmp_path / "r"
-    )
+    record = replay_record(load_trajectory(real_shapes.claude_read_variants(tmp_path / "s.jsonl")), tmp_path / "r")
     assert list(record.files) == ["conftest.py"]
     assert record.final_files()["conftest.py"] == real_shapes.CONFTEST
     assert record.fidelity.full_reads == 1
 
 
 def test_redacted_codex_patches_fail_as_redacted_not_as_parse_errors(tmp_path: Path) -> None:
-    record = replay_record(
-        load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl")), tmp_path / "r"
-    )
+    record = replay_record(load_trajectory(real_shapes.codex_redacted(tmp_path / "s.jsonl")), tmp_path / "r")
     assert record.fidelity.edits_failed_by_reason == {"content_redacted": 2}
 
 
 @pytest.mark.parametrize("name", sorted(WRITERS))
-def test_every_shape_replays_with_consistent_fidelity_figures(
-    tmp_path: Path, name: str
-) -> None:
+def test_every_shape_replays_with_consistent_fidelity_figures(tmp_path: Path, name: str) -> None:
     record = replay_record(load_trajectory(WRITERS[name](tmp_path / name)), tmp_path / "r")
     fidelity = record.fidelity
     assert fidelity.events == len(record.timeline)
-    assert fidelity.files_rebuilt + fidelity.files_lost + fidelity.files_deleted == len(
-        record.files
-    )
+    assert fidelity.files_rebuilt + fidelity.files_lost + fidelity.files_deleted == len(record.files)
     for command in record.shell_commands():
-        assert set(record.files_before(command.command_index)).isdisjoint(
-            record.lost_before(command.command_index)
-        )
+        assert set(record.files_before(command.command_index)).isdisjoint(record.lost_before(command.command_index))
 
 
 def test_claude_numbered_listings_decode_to_the_recorded_file_content(

@@ -12,8 +12,41 @@ from traj2env_assets.replay.apply_patch import PatchError, apply_update, parse_p
 from traj2env_assets.replay.shell_effects import analyse_shell
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
-SHELL_ALPHABET = st.sampled_from(list("ab ./-'\"$`\\|&;()<>{}*?~#\n\t=") + ["<<EOF", "<<'E'", "EOF", "cat", "rm", "mv", "sed -i", "cd", "echo", "tee", "git", "npm run"])
-PATCH_LINES = st.sampled_from(["*** Begin Patch", "*** End Patch", "*** Add File: a", "*** Update File: a", "*** Delete File: a", "*** Move to: b", "@@", "@@ x", " x", "-x", "+y", "*** End of File", "", "junk"])
+SHELL_ALPHABET = st.sampled_from(
+    [
+        *"ab ./-'\"$`\\|&;()<>{}*?~#\n\t=",
+        "<<EOF",
+        "<<'E'",
+        "EOF",
+        "cat",
+        "rm",
+        "mv",
+        "sed -i",
+        "cd",
+        "echo",
+        "tee",
+        "git",
+        "npm run",
+    ]
+)
+PATCH_LINES = st.sampled_from(
+    [
+        "*** Begin Patch",
+        "*** End Patch",
+        "*** Add File: a",
+        "*** Update File: a",
+        "*** Delete File: a",
+        "*** Move to: b",
+        "@@",
+        "@@ x",
+        " x",
+        "-x",
+        "+y",
+        "*** End of File",
+        "",
+        "junk",
+    ]
+)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
@@ -55,11 +88,49 @@ def test_any_patch_text_parses_or_raises_patch_error(text: str, content: str) ->
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["Write", "Edit", "MultiEdit", "Read", "Bash", "write", "edit", "read", "bash", "apply_patch",
-                             "exec_command", "shell", "local_shell_call", "write_stdin", "NotebookEdit", "Other"]),
-            st.dictionaries(st.sampled_from(["file_path", "path", "content", "old_string", "new_string", "edits", "oldText",
-                                             "newText", "command", "cmd", "input", "workdir", "offset", "session_id", "action"]),
-                            JSON_VALUES, max_size=4),
+            st.sampled_from(
+                [
+                    "Write",
+                    "Edit",
+                    "MultiEdit",
+                    "Read",
+                    "Bash",
+                    "write",
+                    "edit",
+                    "read",
+                    "bash",
+                    "apply_patch",
+                    "exec_command",
+                    "shell",
+                    "local_shell_call",
+                    "write_stdin",
+                    "NotebookEdit",
+                    "Other",
+                ]
+            ),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "file_path",
+                        "path",
+                        "content",
+                        "old_string",
+                        "new_string",
+                        "edits",
+                        "oldText",
+                        "newText",
+                        "command",
+                        "cmd",
+                        "input",
+                        "workdir",
+                        "offset",
+                        "session_id",
+                        "action",
+                    ]
+                ),
+                JSON_VALUES,
+                max_size=4,
+            ),
             st.one_of(st.none(), st.text(max_size=30)),
         ),
         max_size=8,
@@ -71,4 +142,6 @@ def test_arbitrary_tool_calls_replay_without_error(calls: list[tuple[str, dict[s
         session.call(name, arguments, result)
     record = replay_trajectory(session.build()).record
     assert record.fidelity.events == len(record.timeline)
-    assert record.fidelity.files_rebuilt + record.fidelity.files_lost + record.fidelity.files_deleted == len(record.files)
+    assert record.fidelity.files_rebuilt + record.fidelity.files_lost + record.fidelity.files_deleted == len(
+        record.files
+    )

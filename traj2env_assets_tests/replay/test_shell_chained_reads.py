@@ -47,12 +47,18 @@ def test_without_a_proven_boundary_nothing_is_split() -> None:
     # The known file's content is not where it should be: what replay knows is stale.
     assert split_chain("cat a.py && cat b.py", "alpha = 9\n" + B, _knowing({"a.py": A})) is None
     # `x; y` exiting 0 says nothing of x: its output may be an error message.
-    assert split_chain("cat a.py; cat b.py", "cat: a.py: No such file or directory\n" + B, _knowing({"b.py": B})) is None
+    assert (
+        split_chain("cat a.py; cat b.py", "cat: a.py: No such file or directory\n" + B, _knowing({"b.py": B})) is None
+    )
     assert split_chain("cat a.py && rg x && cat b.py", A + B, _knowing({"a.py": A})) is None  # not a read
 
 
 def test_sizes_from_a_listing_in_the_same_command_fix_every_boundary() -> None:
-    files = {"printer.json": '{\n  "a": 1\n}\n', "filament.json": "{}\n", "big.md": "".join(f"l{n}\n" for n in range(9))}
+    files = {
+        "printer.json": '{\n  "a": 1\n}\n',
+        "filament.json": "{}\n",
+        "big.md": "".join(f"l{n}\n" for n in range(9)),
+    }
     command = (
         "ls -la schemas && sed -n '1,200p' schemas/printer.json && cat schemas/filament.json"
         " && sed -n '1,200p' schemas/big.md"
@@ -63,7 +69,12 @@ def test_sizes_from_a_listing_in_the_same_command_fix_every_boundary() -> None:
     assert {path: "\n".join(chunk.lines) for path, chunk in reads} == {f"schemas/{n}": t for n, t in files.items()}
     # A window shorter than the file stops before its size: that piece cannot be placed.
     short = command.replace("'1,200p' schemas/big.md", "'1,3p' schemas/big.md")
-    assert split_chain(short, _listing(files) + files["printer.json"] + files["filament.json"] + "l0\nl1\nl2\n", _knowing({})) is None
+    assert (
+        split_chain(
+            short, _listing(files) + files["printer.json"] + files["filament.json"] + "l0\nl1\nl2\n", _knowing({})
+        )
+        is None
+    )
 
 
 def test_a_window_that_may_have_stopped_short_is_not_taken_for_the_whole_file() -> None:
@@ -115,7 +126,7 @@ def test_redacted_content_is_never_a_file(tmp_path: Path) -> None:
 
 # -- property: a split is correct or absent ------------------------------------------------
 
-_TEXT = st.text(alphabet="ab {}\n\"é", max_size=40)
+_TEXT = st.text(alphabet='ab {}\n"é', max_size=40)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.text(alphabet="ab\n", max_size=4),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(alphabet="ab", max_size=2), inner, max_size=3),
@@ -161,7 +172,12 @@ def _chains(draw: st.DrawFn) -> tuple[str, str, dict[str, str], dict[str, str]]:
             output += _printed(contents[name], last)
             status = 0
     known = {n: contents[n] for n in names if n not in missing and draw(st.booleans())}
-    return ("".join(commands), output if status == 0 else "", known, {n: c for n, c in contents.items() if n not in missing})
+    return (
+        "".join(commands),
+        output if status == 0 else "",
+        known,
+        {n: c for n, c in contents.items() if n not in missing},
+    )
 
 
 @settings(max_examples=400, deadline=None)

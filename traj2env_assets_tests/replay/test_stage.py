@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
 from traj2env_assets.scan_gate import ScanVerdict
@@ -79,7 +79,11 @@ def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monke
 
     monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", broken)
     result = replay_partition(workspace, KEY)
-    assert (result.outcome.status, result.outcome.reason, result.outcome.detail) == ("skipped", "replay_error", "RuntimeError: boom")
+    assert (result.outcome.status, result.outcome.reason, result.outcome.detail) == (
+        "skipped",
+        "replay_error",
+        "RuntimeError: boom",
+    )
     assert sorted(p.name for p in workspace.stage_dir("replay", KEY).iterdir()) == ["outcome.json"]
 
 
@@ -122,7 +126,9 @@ def test_a_large_trajectory_is_streamed_with_the_same_record(tmp_path: Path, mon
     monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", not_whole)
     assert replay_partition(streamed, KEY).outcome.status == "replayed"
     for name in ("record.json", "manifests.jsonl", "fidelity.json"):
-        assert streamed.stage_file("replay", KEY, name).read_bytes() == whole.stage_file("replay", KEY, name).read_bytes()
+        assert (
+            streamed.stage_file("replay", KEY, name).read_bytes() == whole.stage_file("replay", KEY, name).read_bytes()
+        )
     assert not any(p.name.startswith(".timeline-") for p in streamed.stage_dir("replay", KEY).iterdir())
     broken = _stage_inputs(tmp_path / "broken", trajectory='{"schema_version": "ATIF-v1.7", "steps": [{"step_id": 1')
     result = replay_partition(broken, KEY)

@@ -16,10 +16,49 @@ from traj2env_assets.replay.stream import _walk
 # JSON text pieces that parsers disagree on: numbers past 64 bits or a double's range,
 # NaN/Infinity, lone surrogates, escapes, whitespace JSON does not allow.
 PIECES = [
-    "{", "}", "[", "]", ",", ":", " ", "\n", "\t", "\x0c", "\u00a0", '"a"', '"step_id"', '"\\ud800"', '"\\udc00"',
-    '"\\ud83d\\ude00"', '"\\u0000"', '"\\x"', '"\\/"', "0", "-0", "01", "1.", ".5", "1e400", "-1e400", "1E5", "2e-324",
-    "123456789012345678901234567890", "18446744073709551616", "-9223372036854775809", "0.30000000000000004",
-    "NaN", "Infinity", "-Infinity", "true", "false", "null", "True", "'a'", "//", "+1", "0x1",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    " ",
+    "\n",
+    "\t",
+    "\x0c",
+    "\u00a0",
+    '"a"',
+    '"step_id"',
+    '"\\ud800"',
+    '"\\udc00"',
+    '"\\ud83d\\ude00"',
+    '"\\u0000"',
+    '"\\x"',
+    '"\\/"',
+    "0",
+    "-0",
+    "01",
+    "1.",
+    ".5",
+    "1e400",
+    "-1e400",
+    "1E5",
+    "2e-324",
+    "123456789012345678901234567890",
+    "18446744073709551616",
+    "-9223372036854775809",
+    "0.30000000000000004",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "true",
+    "false",
+    "null",
+    "True",
+    "'a'",
+    "//",
+    "+1",
+    "0x1",
 ]
 NEAR_JSON = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
 JSON_VALUES = st.recursive(
@@ -50,14 +89,16 @@ STEPS = [
     {"step_id": 2, "source": "agent", "message": "", "extra": {"list": [{"a": 1}, {"step_id": 9}]}},
     {"source": "agent", "step_id": 3, "message": "keys in another order"},
     {"step_id": 4, "source": "agent", "message": "", "extra": {"big": 123456789012345678901234567890, "x": 1e300}},
-    {"step_id": 5, "source": "agent", "message": "a } , { \"step_id\" inside a string"},
+    {"step_id": 5, "source": "agent", "message": 'a } , { "step_id" inside a string'},
     {"step_id": 6, "source": "agent", "message": "last"},
 ]
 
 
 @pytest.mark.parametrize("indent", [None, 1, 4])
 @pytest.mark.parametrize("chunk", [16, 4096])
-def test_streamed_steps_are_the_stdlib_steps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None, chunk: int) -> None:
+def test_streamed_steps_are_the_stdlib_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, indent: int | None, chunk: int
+) -> None:
     path = tmp_path / "t.json"
     text = json.dumps({"session_id": "s", "steps": STEPS}, indent=indent)
     # Values only the stdlib reads: NaN and a lone surrogate.

@@ -27,7 +27,9 @@ def _replaced(content: str, edits: list[Replacement]) -> str:
         elif edit.old not in content:
             raise EditError("old_text_not_found")
         else:
-            content = content.replace(edit.old, edit.new) if edit.replace_all else content.replace(edit.old, edit.new, 1)
+            content = (
+                content.replace(edit.old, edit.new) if edit.replace_all else content.replace(edit.old, edit.new, 1)
+            )
     return content
 
 

@@ -15,15 +15,42 @@ _REJECTED = re.compile(
     r"^Error: |\AError:|was rejected|Request interrupted by user",
     re.MULTILINE,
 )
-_NOT_RUN = re.compile(r"<tool_use_error>|The user doesn't want to proceed|haven't granted it yet|user rejected|was rejected")
+_NOT_RUN = re.compile(
+    r"<tool_use_error>|The user doesn't want to proceed|haven't granted it yet|user rejected|was rejected"
+)
 _SESSION_ID = re.compile(r"Process running with session ID (\d+)")
 
 FRAGMENTS = [
-    "<tool_use_error>", "The user doesn't want to proceed", "haven't granted it yet", "File has not been read yet",
-    "apply_patch verification failed", "Failed to apply patch", "user rejected", "Permission denied", "was rejected",
-    "Request interrupted by user", "Error: ", "Error:", "Error", "\n", "\r\n", " ", "x", "ok", "rejected", "user ",
-    "Process running with session ID ", "Process exited with code ", "Command exited with code ", "Exit code: ",
-    "Exit code ", "Exit code:", "-", "7", "42", "\t",
+    "<tool_use_error>",
+    "The user doesn't want to proceed",
+    "haven't granted it yet",
+    "File has not been read yet",
+    "apply_patch verification failed",
+    "Failed to apply patch",
+    "user rejected",
+    "Permission denied",
+    "was rejected",
+    "Request interrupted by user",
+    "Error: ",
+    "Error:",
+    "Error",
+    "\n",
+    "\r\n",
+    " ",
+    "x",
+    "ok",
+    "rejected",
+    "user ",
+    "Process running with session ID ",
+    "Process exited with code ",
+    "Command exited with code ",
+    "Exit code: ",
+    "Exit code ",
+    "Exit code:",
+    "-",
+    "7",
+    "42",
+    "\t",
 ]
 TEXTS = st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join)
 

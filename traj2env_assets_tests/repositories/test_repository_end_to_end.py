@@ -73,7 +73,9 @@ def test_a_session_on_a_repository_yields_a_verified_task_only_with_the_reposito
     assert len(kept) == 1, run.first["candidates"]
     repository = run.first["inputs"][0]["repository"]
     assert (repository["status"], repository["commit"], repository["files_from_repository"]) == ("used", used, 2)
-    assert run.first["totals_by_reason"].get("fix_files_lost", 0) == 0 < alone["totals_by_reason"].get("fix_files_lost", 0)
+    assert (
+        run.first["totals_by_reason"].get("fix_files_lost", 0) == 0 < alone["totals_by_reason"].get("fix_files_lost", 0)
+    )
 
     task = Path(kept[0]["published_path"])
     metadata = tomllib.loads((task / "task.toml").read_text())["metadata"]["repository"]

@@ -122,9 +122,7 @@ def test_auto_finds_the_checkout_at_the_cwd_or_the_one_holding_the_session_file(
     assert find_coverage("auto", "/Users/alice/proj", tmp_path / "elsewhere.jsonl") is None
 
 
-@pytest.mark.parametrize(
-    ("read_test", "reason"), [(True, "repository_disagrees"), (False, "repository_unconfirmed")]
-)
+@pytest.mark.parametrize(("read_test", "reason"), [(True, "repository_disagrees"), (False, "repository_unconfirmed")])
 def test_a_repository_the_log_does_not_confirm_is_refused_and_never_used(
     tmp_path: Path, read_test: bool, reason: str
 ) -> None:
@@ -157,8 +155,19 @@ def test_an_unchanged_repository_and_session_rerun_nothing_and_a_changed_commit_
     commit(repo, {"NOTES.md": "after the session\n"}, "2026-04-01T10:00:00+00:00")
     again = replay_partition(workspace, KEY, repositories=repositories)
     assert again.cached and again.data_version == first.data_version and again.repository == first.repository
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--amend", "-m", "x",
-        date="2026-04-01T10:00:00+00:00")
+    git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        "x",
+        date="2026-04-01T10:00:00+00:00",
+    )
     git(repo, "reset", "-q", "--hard", "HEAD~1")
     commit(repo, {"calc.py": BUGGY + "# changed\n"}, "2026-02-02T09:00:00+00:00")
     changed = replay_partition(workspace, KEY, repositories=repositories)

@@ -37,10 +37,27 @@ from pydantic import BaseModel, Field
 
 API_KEY = "fake-session-key"
 MAX_ARTIFACT_BYTES = 16 * 1024 * 1024
-TERMINATION_REASONS = {"TIMEOUT", "ENV_DONE", "MAX_STEPS", "TRUNCATION", "LIMIT_REACHED", "STALE", "ERROR",
-                       "MISSING_SUBMIT"}
-CHAT_KEYS = {"model", "messages", "stream", "disable_thinking", "temperature", "max_tokens", "top_p", "tools",
-             "tool_choice"}
+TERMINATION_REASONS = {
+    "TIMEOUT",
+    "ENV_DONE",
+    "MAX_STEPS",
+    "TRUNCATION",
+    "LIMIT_REACHED",
+    "STALE",
+    "ERROR",
+    "MISSING_SUBMIT",
+}
+CHAT_KEYS = {
+    "model",
+    "messages",
+    "stream",
+    "disable_thinking",
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "tools",
+    "tool_choice",
+}
 
 
 class RecordedRequest(BaseModel):
@@ -74,11 +91,13 @@ def tool_call_reply(command: str, call_id: str | None = None) -> dict[str, Any]:
         "message": {
             "role": "assistant",
             "content": None,
-            "tool_calls": [{
-                "id": call_id or f"call_{uuid.uuid4().hex[:8]}",
-                "type": "function",
-                "function": {"name": "shell", "arguments": json.dumps({"command": command})},
-            }],
+            "tool_calls": [
+                {
+                    "id": call_id or f"call_{uuid.uuid4().hex[:8]}",
+                    "type": "function",
+                    "function": {"name": "shell", "arguments": json.dumps({"command": command})},
+                }
+            ],
         },
     }
 
@@ -99,8 +118,9 @@ class FakeTrajectoryPlatform:
         self.ingestion_status = "succeeded"
         self.ingestion_failures: list[dict[str, Any]] = []
         # Scripted diagnostics: one outcome per task (cycled), and running polls first.
-        self.task_outcomes: list[dict[str, Any]] = [{"status": "completed", "termination_reason": "ENV_DONE",
-                                                     "reward": 1.0, "failure": None}]
+        self.task_outcomes: list[dict[str, Any]] = [
+            {"status": "completed", "termination_reason": "ENV_DONE", "reward": 1.0, "failure": None}
+        ]
         self.diagnostic_failure: dict[str, Any] | None = None
         self.diagnostic_polls = 1
         self.image_build_status = "ready"
@@ -221,9 +241,13 @@ class FakeTrajectoryPlatform:
             if artifact is None or not artifact["uploaded"]:
                 raise PlatformError(409, "artifact_not_uploaded", "PUT the bytes before completing")
             artifact["completed"] = True
-            return 200, {"artifact_id": rest[1], "media_type": artifact["media_type"],
-                         "size_bytes": artifact["size_bytes"], "md5": artifact["md5"],
-                         "created_at": datetime.now(UTC).isoformat()}
+            return 200, {
+                "artifact_id": rest[1],
+                "media_type": artifact["media_type"],
+                "size_bytes": artifact["size_bytes"],
+                "md5": artifact["md5"],
+                "created_at": datetime.now(UTC).isoformat(),
+            }
         if rest == ["events"]:
             _keys(body, required={"event_id", "name"}, allowed={"event_id", "name", "payload"})
             if len(body["event_id"]) > 63:
@@ -231,8 +255,11 @@ class FakeTrajectoryPlatform:
             record.events.append(body)
             return 200, {"ok": True, "trajectory_id": tid, "status": record.status}
         if rest == ["rewards"]:
-            _keys(body, required={"reward_id", "name", "value", "min_value", "max_value"},
-                  allowed={"reward_id", "name", "value", "min_value", "max_value", "explanation", "weight"})
+            _keys(
+                body,
+                required={"reward_id", "name", "value", "min_value", "max_value"},
+                allowed={"reward_id", "name", "value", "min_value", "max_value", "explanation", "weight"},
+            )
             if not 1 <= len(body["name"]) <= 64 or not body["min_value"] <= body["value"] <= body["max_value"]:
                 raise PlatformError(422, "invalid_reward", "reward name or range invalid")
             record.rewards.append(body)
@@ -268,8 +295,11 @@ class FakeTrajectoryPlatform:
 
     def _ingestion(self, method: str, rest: list[str], body: Any, headers: dict[str, str]) -> tuple[int, Any]:
         if method == "POST" and rest == ["sessions"]:
-            _keys(body, required={"bench_name", "metadata", "build_images", "upload_digest"},
-                  allowed={"bench_name", "metadata", "build_images", "upload_digest", "agent_id", "agent_name"})
+            _keys(
+                body,
+                required={"bench_name", "metadata", "build_images", "upload_digest"},
+                allowed={"bench_name", "metadata", "build_images", "upload_digest", "agent_id", "agent_name"},
+            )
             if ("agent_id" in body) == ("agent_name" in body):
                 raise PlatformError(422, "agent_required", "exactly one of agent_id, agent_name")
             op = f"op_{uuid.uuid4().hex[:10]}"
@@ -283,11 +313,19 @@ class FakeTrajectoryPlatform:
             _keys(body, required={"files"}, allowed={"files", "upload_method"})
             urls = []
             for declared in body["files"]:
-                _keys(declared, required={"path", "content_type", "size_bytes", "md5", "kind"},
-                      allowed={"path", "content_type", "size_bytes", "md5", "kind"})
+                _keys(
+                    declared,
+                    required={"path", "content_type", "size_bytes", "md5", "kind"},
+                    allowed={"path", "content_type", "size_bytes", "md5", "kind"},
+                )
                 ingestion["declared"][declared["path"]] = declared
-                urls.append({"path": declared["path"], "url": f"{self.base_url}/_blob/bench/{op}/{declared['path']}",
-                             "headers": {"Content-MD5": declared["md5"]}})
+                urls.append(
+                    {
+                        "path": declared["path"],
+                        "url": f"{self.base_url}/_blob/bench/{op}/{declared['path']}",
+                        "headers": {"Content-MD5": declared["md5"]},
+                    }
+                )
             return 200, {"urls": urls}
         if method == "POST" and rest[0] == "sessions" and rest[2:] == ["finalize"]:
             _keys(body, required={"object_count", "part_count"}, allowed={"object_count", "part_count"})
@@ -306,17 +344,35 @@ class FakeTrajectoryPlatform:
         tasks = self.uploaded_tasks(op)
         status = self.ingestion_status
         registered = len(tasks) if status == "succeeded" else 0
-        return {"operation_id": op, "bench_id": ingestion["bench_id"], "status": status, "stage": "registering",
-                "attempt": 1, "max_attempts": 1, "build_images": ingestion["session"]["build_images"],
-                "registered_tasks": registered, "total_tasks": len(tasks), "task_count": registered,
-                "failure_count": len(self.ingestion_failures), "ready": status == "succeeded"}
+        return {
+            "operation_id": op,
+            "bench_id": ingestion["bench_id"],
+            "status": status,
+            "stage": "registering",
+            "attempt": 1,
+            "max_attempts": 1,
+            "build_images": ingestion["session"]["build_images"],
+            "registered_tasks": registered,
+            "total_tasks": len(tasks),
+            "task_count": registered,
+            "failure_count": len(self.ingestion_failures),
+            "ready": status == "succeeded",
+        }
 
     # --- diagnostics ---------------------------------------------------------------
 
     def _agent(self, name: str) -> tuple[int, Any]:
         now = datetime.now(UTC).isoformat()
-        return 200, {"agent_id": f"agent_{name}", "organization_id": "org_fake", "name": name, "description": None,
-                     "created_at": now, "updated_at": now, "benchmark_count": 0, "production_model_slug": None}
+        return 200, {
+            "agent_id": f"agent_{name}",
+            "organization_id": "org_fake",
+            "name": name,
+            "description": None,
+            "created_at": now,
+            "updated_at": now,
+            "benchmark_count": 0,
+            "production_model_slug": None,
+        }
 
     def _benchmarks(self, method: str, rest: list[str], body: Any) -> tuple[int, Any]:
         if method == "POST" and rest == ["uploads"]:
@@ -326,10 +382,18 @@ class FakeTrajectoryPlatform:
             urls = []
             for declared in body["files"]:
                 bench["declared"][declared["path"]] = declared
-                _keys(declared, required={"path", "content_type", "size_bytes"},
-                      allowed={"path", "content_type", "size_bytes"})
-                urls.append({"path": declared["path"], "url": f"{self.base_url}/_blob/diag/{bench_id}/{declared['path']}",
-                             "headers": {"Content-Type": declared["content_type"]}})
+                _keys(
+                    declared,
+                    required={"path", "content_type", "size_bytes"},
+                    allowed={"path", "content_type", "size_bytes"},
+                )
+                urls.append(
+                    {
+                        "path": declared["path"],
+                        "url": f"{self.base_url}/_blob/diag/{bench_id}/{declared['path']}",
+                        "headers": {"Content-Type": declared["content_type"]},
+                    }
+                )
             return 200, {"bench_id": bench_id, "urls": urls, "expires_at": datetime.now(UTC).isoformat()}
         bench_id = rest[0] if rest else ""
         if rest[1:] == ["images", "build"] and method == "POST":
@@ -337,8 +401,15 @@ class FakeTrajectoryPlatform:
             return 200, {"bench_id": bench_id}
         if rest[1:] == ["images"] and method == "GET":
             tasks = self._known_bench(bench_id)
-            return 200, {"items": [{"task_id": task["name"], "provider": "fake", "build_status": self.image_build_status}
-                                   for task in tasks], "has_more": False, "next_cursor": None, "bench_id": bench_id}
+            return 200, {
+                "items": [
+                    {"task_id": task["name"], "provider": "fake", "build_status": self.image_build_status}
+                    for task in tasks
+                ],
+                "has_more": False,
+                "next_cursor": None,
+                "bench_id": bench_id,
+            }
         raise PlatformError(404, "not_found", f"no benchmarks route {rest}")
 
     def _known_bench(self, bench_id: str) -> list[dict[str, Any]]:
@@ -366,15 +437,23 @@ class FakeTrajectoryPlatform:
             _keys(body, required={"bench_id"}, allowed={"bench_id", "base_model_slug"})
             tasks = self._known_bench(body["bench_id"])[:10]
             diagnostic_id = f"diag_{uuid.uuid4().hex[:8]}"
-            self.diagnostics[diagnostic_id] = {"kind": rest[0], "bench_id": body["bench_id"], "polls": 0,
-                                               "tasks": [task["name"] for task in tasks]}
+            self.diagnostics[diagnostic_id] = {
+                "kind": rest[0],
+                "bench_id": body["bench_id"],
+                "polls": 0,
+                "tasks": [task["name"] for task in tasks],
+            }
             return 200, {"benchmark_diagnostic_id": diagnostic_id, "bench_id": body["bench_id"], "status": "pending"}
         diagnostic = self.diagnostics.get(rest[0] if rest else "")
         if diagnostic is None or method != "GET":
             raise PlatformError(404, "diagnostic_not_found", f"no diagnostic route {rest}")
-        outcomes = [{"task_id": f"task_{name}", **self.task_outcomes[i % len(self.task_outcomes)]}
-                    for i, name in enumerate(diagnostic["tasks"])]
-        status = "failed" if self.diagnostic_failure or any(o["status"] != "completed" for o in outcomes) else "completed"
+        outcomes = [
+            {"task_id": f"task_{name}", **self.task_outcomes[i % len(self.task_outcomes)]}
+            for i, name in enumerate(diagnostic["tasks"])
+        ]
+        status = (
+            "failed" if self.diagnostic_failure or any(o["status"] != "completed" for o in outcomes) else "completed"
+        )
         if rest[1:] == ["status"]:
             diagnostic["polls"] += 1
             running = diagnostic["polls"] <= self.diagnostic_polls
@@ -382,23 +461,49 @@ class FakeTrajectoryPlatform:
         now = datetime.now(UTC).isoformat()
         counts = Counter(o["status"] for o in outcomes)
         return 200, {
-            "benchmark_diagnostic_id": rest[0], "bench_id": diagnostic["bench_id"], "eval_run_id": "eval_fake",
-            "base_model_slug": "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", "status": status,
-            "created_at": now, "updated_at": now, "started_at": now, "completed_at": now,
+            "benchmark_diagnostic_id": rest[0],
+            "bench_id": diagnostic["bench_id"],
+            "eval_run_id": "eval_fake",
+            "base_model_slug": "nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16",
+            "status": status,
+            "created_at": now,
+            "updated_at": now,
+            "started_at": now,
+            "completed_at": now,
             "failure": self.diagnostic_failure,
-            "task_counts": {"completed": counts["completed"], "failed": counts["failed"], "cancelled": counts["cancelled"]},
-            "tasks": [{**o, "runtime_id": "rt_fake", "created_at": now, "updated_at": now, "started_at": now,
-                       "completed_at": now} for o in outcomes],
+            "task_counts": {
+                "completed": counts["completed"],
+                "failed": counts["failed"],
+                "cancelled": counts["cancelled"],
+            },
+            "tasks": [
+                {
+                    **o,
+                    "runtime_id": "rt_fake",
+                    "created_at": now,
+                    "updated_at": now,
+                    "started_at": now,
+                    "completed_at": now,
+                }
+                for o in outcomes
+            ],
         }
 
     def uploaded_tasks(self, op: str) -> list[dict[str, Any]]:
-        return [task for path, raw in sorted(self.blobs.items()) if path.startswith(f"bench/{op}/parts/")
-                for task in json.loads(raw)]
+        return [
+            task
+            for path, raw in sorted(self.blobs.items())
+            if path.startswith(f"bench/{op}/parts/")
+            for task in json.loads(raw)
+        ]
 
     def uploaded_files(self, op: str) -> dict[str, bytes]:
         prefix = f"bench/{op}/"
-        return {p.removeprefix(prefix): raw for p, raw in self.blobs.items()
-                if p.startswith(prefix) and not p.startswith(f"{prefix}parts/")}
+        return {
+            p.removeprefix(prefix): raw
+            for p, raw in self.blobs.items()
+            if p.startswith(prefix) and not p.startswith(f"{prefix}parts/")
+        }
 
     # --- HTTP plumbing -------------------------------------------------------------
 
@@ -420,11 +525,15 @@ class FakeTrajectoryPlatform:
                             recorded.body = json.loads(raw)
                         status, payload = platform.handle(self.command, path, headers, raw, query)
                     except PlatformError as exc:
-                        status, payload = exc.status, {"error": {"type": "invalid_request_error", "code": exc.code,
-                                                                 "message": exc.message}}
+                        status, payload = (
+                            exc.status,
+                            {"error": {"type": "invalid_request_error", "code": exc.code, "message": exc.message}},
+                        )
                     except (KeyError, TypeError, ValueError, IndexError) as exc:
-                        status, payload = 422, {"error": {"type": "invalid_request_error", "code": "invalid_body",
-                                                          "message": repr(exc)}}
+                        status, payload = (
+                            422,
+                            {"error": {"type": "invalid_request_error", "code": "invalid_body", "message": repr(exc)}},
+                        )
                     recorded.status = status
                     platform.requests.append(recorded)
                 data = b"" if payload is None else json.dumps(payload).encode()

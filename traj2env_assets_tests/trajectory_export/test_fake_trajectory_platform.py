@@ -31,9 +31,11 @@ def test_fake_platform_serves_a_harness_sequence_and_checks_its_shapes() -> None
             model="policy", messages=[{"role": "user", "content": "hi"}], x_trajectory_id=tid, extra_body=tools
         )
         call = first.choices[0].message.tool_calls[0]
-        history = [{"role": "user", "content": "hi"},
-                   {"role": "assistant", "content": None, "tool_calls": [call.model_dump(mode="json")]},
-                   {"role": "tool", "tool_call_id": call.id, "content": "out"}]
+        history = [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "tool_calls": [call.model_dump(mode="json")]},
+            {"role": "tool", "tool_call_id": call.id, "content": "out"},
+        ]
         second = client.chat.completions.create(model="policy", messages=history, x_trajectory_id=tid, extra_body=tools)
         assert second.choices[0].finish_reason == "stop"
         data = b"log"
@@ -63,7 +65,8 @@ def test_fake_platform_rejects_bad_requests() -> None:
             client.trajectories.log_reward(tid, name="reward", value=1.0, extra_body={"reward_idx": "1"})
         with pytest.raises(UnprocessableEntityError):  # a tool result that answers no tool call
             client.chat.completions.create(
-                model="policy", x_trajectory_id=tid,
+                model="policy",
+                x_trajectory_id=tid,
                 messages=[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "nope", "content": ""}],
             )
         unauthenticated = Client(api_key="wrong", base_url=platform.base_url, max_retries=0)

@@ -12,8 +12,15 @@ from traj2env_assets.trajectory_export.harness import graded_reward
 from traj2env_assets.trajectory_export.task_index import HarnessTask
 
 TASK = HarnessTask(
-    task_id="t", family="repair", source_trace="s", split="train", agent_timeout_sec=60,
-    verifier_timeout_sec=60, build_timeout_sec=60, workdir="/workspace", submission_path="/workspace",
+    task_id="t",
+    family="repair",
+    source_trace="s",
+    split="train",
+    agent_timeout_sec=60,
+    verifier_timeout_sec=60,
+    build_timeout_sec=60,
+    workdir="/workspace",
+    submission_path="/workspace",
 )
 
 
@@ -21,7 +28,10 @@ def _run(logs: dict[str, bytes], exit_code: int | None = 0, timed_out: bool = Fa
     verdict = json.loads(logs["verdict.json"]) if "verdict.json" in logs else None
     return VerifierRun(
         outcome=ExecOutcome(exit_code=exit_code, timed_out=timed_out, output_tail="", seconds=1.0),
-        reward=None if timed_out else parse_reward(logs.get("reward.txt")), verdict=verdict, output_tail="", logs=logs,
+        reward=None if timed_out else parse_reward(logs.get("reward.txt")),
+        verdict=verdict,
+        output_tail="",
+        logs=logs,
     )
 
 

@@ -54,8 +54,15 @@ def spec_dir(tmp_path: Path) -> Path:
     (benchmark / "payload.txt").write_text("task files\n")
     tasks = {
         task_id: HarnessTask(
-            task_id=task_id, family=family, source_trace=f"trace-{task_id}", split="train", agent_timeout_sec=60,
-            verifier_timeout_sec=60, build_timeout_sec=60, workdir="/workspace", submission_path="/workspace",
+            task_id=task_id,
+            family=family,
+            source_trace=f"trace-{task_id}",
+            split="train",
+            agent_timeout_sec=60,
+            verifier_timeout_sec=60,
+            build_timeout_sec=60,
+            workdir="/workspace",
+            submission_path="/workspace",
         )
         for task_id, family in FAMILIES.items()
     }
@@ -67,8 +74,13 @@ def _upload(platform: FakeTrajectoryPlatform, spec: Path, **settings: object) ->
     client = Client(api_key=API_KEY, base_url=platform.base_url, max_retries=0)
     out = io.StringIO()
     chosen = UploadSettings.model_validate(
-        {"agent_name": "traj2env-test", "name": "traj2env sample", "poll_interval_s": 0.01,
-         "operation_poll_s": 0.01, **settings}
+        {
+            "agent_name": "traj2env-test",
+            "name": "traj2env sample",
+            "poll_interval_s": 0.01,
+            "operation_poll_s": 0.01,
+            **settings,
+        }
     )
     return run_upload(client, spec, chosen, out), out.getvalue()
 
@@ -85,11 +97,16 @@ def test_whole_path_diagnoses_a_task_pushes_privately_then_diagnoses_the_spec(sp
         ]
         outcome, printed = _upload(platform, spec_dir)
     paths = platform.paths()
-    order = [next(i for i, p in enumerate(paths) if fragment in p) for fragment in (
-        "GET /api/v1/agents/name/traj2env-test", "POST /api/v1/diagnostics/task/ingest",
-        "POST /api/v1/diagnostics/task/run", "POST /api/v1/benchmark-ingestion/sessions",
-        "POST /api/v1/diagnostics/benchmark/run",
-    )]
+    order = [
+        next(i for i, p in enumerate(paths) if fragment in p)
+        for fragment in (
+            "GET /api/v1/agents/name/traj2env-test",
+            "POST /api/v1/diagnostics/task/ingest",
+            "POST /api/v1/diagnostics/task/run",
+            "POST /api/v1/benchmark-ingestion/sessions",
+            "POST /api/v1/diagnostics/benchmark/run",
+        )
+    ]
     assert order == sorted(order) and outcome.status == "ok"
     # The representative task is the first of the most common family, with its own runtime.
     (diagnosed,) = [bench["task"] for bench in platform.diagnostic_benches.values()]
@@ -108,8 +125,14 @@ def test_whole_path_diagnoses_a_task_pushes_privately_then_diagnoses_the_spec(sp
 
 def test_a_failed_task_diagnostic_stops_before_the_push(spec_dir: Path) -> None:
     with running_platform() as platform:
-        platform.task_outcomes = [{"status": "failed", "termination_reason": "ERROR", "reward": None,
-                                   "failure": {"code": "harness_exception", "summary": "verifier crashed"}}]
+        platform.task_outcomes = [
+            {
+                "status": "failed",
+                "termination_reason": "ERROR",
+                "reward": None,
+                "failure": {"code": "harness_exception", "summary": "verifier crashed"},
+            }
+        ]
         outcome, printed = _upload(platform, spec_dir)
     assert outcome.status == "task_diagnostic_failed" and not platform.ingestions
     assert "task_beta-repair failed ending=ERROR reward=none" in printed and "verifier crashed" in printed
@@ -127,10 +150,17 @@ def test_a_failed_image_build_in_the_task_diagnostic_is_printed(spec_dir: Path) 
 def test_a_failed_push_prints_its_failures_and_runs_no_spec_diagnostic(spec_dir: Path) -> None:
     with running_platform() as platform:
         platform.ingestion_status = "failed"
-        platform.ingestion_failures = [{
-            "stage": "building", "resource_type": "runtime", "resource_id": "rt_1", "code": "image_build_failed",
-            "message": "apt-get: docker-compose not found", "retryable": False, "resolved": False,
-        }]
+        platform.ingestion_failures = [
+            {
+                "stage": "building",
+                "resource_type": "runtime",
+                "resource_id": "rt_1",
+                "code": "image_build_failed",
+                "message": "apt-get: docker-compose not found",
+                "retryable": False,
+                "resolved": False,
+            }
+        ]
         outcome, printed = _upload(platform, spec_dir, task_diagnostic=False)
     assert outcome.status == "push_failed" and _count(platform, "/diagnostics/") == 0
     assert outcome.push_failures == ["building runtime rt_1: image_build_failed: apt-get: docker-compose not found"]
@@ -177,13 +207,28 @@ def test_private_by_default_public_only_when_asked(spec_dir: Path) -> None:
 def test_generated_upload_script_is_private_unless_public_is_passed(spec_dir: Path) -> None:
     (spec_dir / "upload.py").write_text(upload_script("traj2env sample"))
     with running_platform() as platform:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TRAJECTORY_API_KEY": API_KEY,
-               "TRAJECTORY_BASE_URL": platform.base_url}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "TRAJECTORY_API_KEY": API_KEY,
+            "TRAJECTORY_BASE_URL": platform.base_url,
+        }
         for extra in ([], ["--public"]):
             completed = subprocess.run(
-                [sys.executable, str(spec_dir / "upload.py"), "--agent-name", "traj2env-test",
-                 "--skip-task-diagnostic", "--skip-spec-diagnostic", *extra],
-                capture_output=True, text=True, env=env, timeout=120, check=False,
+                [
+                    sys.executable,
+                    str(spec_dir / "upload.py"),
+                    "--agent-name",
+                    "traj2env-test",
+                    "--skip-task-diagnostic",
+                    "--skip-spec-diagnostic",
+                    *extra,
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=120,
+                check=False,
             )
             assert completed.returncode == 0, completed.stderr[-2000:]
             assert "result: ok, bench_id bench_" in completed.stdout

@@ -29,7 +29,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.families.contract import Drop, MinedCandidate
+from traj2env_assets.families.contract import Drop, Fact, MinedCandidate
 from traj2env_assets.harbor.python_dependencies import REQUIREMENTS
 from traj2env_assets.harbor.task_spec import PYTHON_HARNESS_FILES, is_test_path
 from traj2env_assets.replay import FileEvent, ReplayRecord, ShellCommand, UserRequest
@@ -61,7 +61,8 @@ class BuildCandidate(BaseModel):
     def python_sources(self) -> dict[str, str]:
         """The project's Python code: no tests, no harness files (conftest.py...)."""
         return {
-            path: text for path, text in self.reference_files.items()
+            path: text
+            for path, text in self.reference_files.items()
             if path.endswith(".py") and not is_test_path(path) and PurePosixPath(path).name not in PYTHON_HARNESS_FILES
         }
 
@@ -123,13 +124,19 @@ def _covered_test_modules(snapshot: dict[str, str], tool: str, targets: list[str
     modules = [path for path in snapshot if any(fnmatchcase(PurePosixPath(path).name, glob) for glob in globs)]
     if tool == "pytest" and targets:
         roots = [posixpath.normpath(posixpath.join(cwd, target.split("::", 1)[0])) for target in targets]
-        modules = [path for path in modules if any(path == root or path.startswith(root + "/") or root == "." for root in roots)]
+        modules = [
+            path
+            for path in modules
+            if any(path == root or path.startswith(root + "/") or root == "." for root in roots)
+        ]
     elif cwd:
         modules = [path for path in modules if path.startswith(cwd + "/")]
     return sorted(path for path in modules if is_test_path(path))
 
 
-def _session_tests(record: ReplayRecord, events: list[FileEvent | ShellCommand], end_files: dict[str, str]) -> list[str]:
+def _session_tests(
+    record: ReplayRecord, events: list[FileEvent | ShellCommand], end_files: dict[str, str]
+) -> list[str]:
     passed_unchanged: set[str] = set()
     edited_after_failing: set[str] = set()
     for event in events:
@@ -170,7 +177,7 @@ def mine_build_candidates(record: ReplayRecord, partition_key: str) -> list[Mine
         left_out_files=left_out,
     )
     sources = candidate.python_sources()
-    facts: dict[str, str | int | list[str]] = {
+    facts: dict[str, Fact] = {
         "reference_files": len(end_files),
         "python_sources": sorted(sources),
         "session_tests": candidate.session_tests,
@@ -185,7 +192,9 @@ def mine_build_candidates(record: ReplayRecord, partition_key: str) -> list[Mine
     if not sources and not any(path.endswith(".py") for path in lost_needed):
         return mined("not_python", "the first request built no Python source file")
     if lost_needed:
-        return mined("reference_files_lost", f"not known in full when the first request ended: {', '.join(lost_needed)}")
+        return mined(
+            "reference_files_lost", f"not known in full when the first request ended: {', '.join(lost_needed)}"
+        )
     existing = sorted(path for path in sources if path in candidate.start_files)
     if existing:
         return mined("project_not_created", f"these Python files existed before the session: {', '.join(existing)}")

@@ -43,7 +43,14 @@ from traj2env_assets.families.contract import (
     TaskSource,
 )
 from traj2env_assets.harbor.task_spec import TaskSpec
-from traj2env_assets.mutation import Calibration, Mutant, calibration_probe, generate_mutants, kill_rate, parse_calibration
+from traj2env_assets.mutation import (
+    Calibration,
+    Mutant,
+    calibration_probe,
+    generate_mutants,
+    kill_rate,
+    parse_calibration,
+)
 from traj2env_assets.quality.effort import EffortWindow
 
 CALIBRATION_PROBE = "calibration"
@@ -95,7 +102,9 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
             raise CandidateRejected(
                 "project_too_large", f"request and project are {size:,} characters (limit {MAX_PROMPT_CHARS:,})"
             )
-        return ProposalRequest(prompt=PROMPT, values={"request": candidate.request, "project": project_listing(candidate)})
+        return ProposalRequest(
+            prompt=PROMPT, values={"request": candidate.request, "project": project_listing(candidate)}
+        )
 
     def task_spec(self, candidate: BuildCandidate, proposal: BuildProposal | None, source: TaskSource) -> TaskSpec:
         return build_task_spec(candidate, build_materials(candidate, proposal), source)
@@ -113,9 +122,15 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
         if materials.stubs != ast_stubs:
             states[MODEL_STUB] = materials.stubs
         probe = calibration_probe(
-            CALIBRATION_PROBE, states=states, must_pass=REFERENCE, must_fail=[name for name in states if name != REFERENCE],
-            tests=materials.test_files, targets=materials.test_modules, mutants=mutants_of(candidate),
-            budget_s=MUTATION_BUDGET_S, run_timeout_s=TEST_RUN_TIMEOUT_S,
+            CALIBRATION_PROBE,
+            states=states,
+            must_pass=REFERENCE,
+            must_fail=[name for name in states if name != REFERENCE],
+            tests=materials.test_files,
+            targets=materials.test_modules,
+            mutants=mutants_of(candidate),
+            budget_s=MUTATION_BUDGET_S,
+            run_timeout_s=TEST_RUN_TIMEOUT_S,
         )
         return CalibrationPlan(probes=[probe])
 
@@ -146,7 +161,8 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
             "mutants_not_run": mutation.count("not_run"),
             "kill_rate": round(rate, 3),
             "surviving_mutants": [
-                f"{by_id[i].path}:{by_id[i].line} {by_id[i].description}" for i in mutation.survivors()[:_SURVIVORS_SHOWN]
+                f"{by_id[i].path}:{by_id[i].line} {by_id[i].description}"
+                for i in mutation.survivors()[:_SURVIVORS_SHOWN]
             ],
         }
         if rate < MIN_KILL_RATE:
@@ -157,7 +173,7 @@ class BuildFamily(Family[BuildCandidate, BuildProposal]):
     def calibrated_spec(self, candidate: BuildCandidate, spec: TaskSpec, verdict: CalibrationVerdict) -> TaskSpec:
         kept = verdict.facts["kept_tests"]
         assert isinstance(kept, list)  # set by judge_calibration whenever it passes
-        return spec.model_copy(update={"tests": spec.tests.model_copy(update={"tracked_test_ids": kept})})
+        return spec.model_copy(update={"tests": spec.test_verifier().model_copy(update={"tracked_test_ids": kept})})
 
     def effort_window(self, candidate: BuildCandidate) -> EffortWindow:
         # The first request builds the project.

@@ -32,9 +32,7 @@ class BuildProposal(BaseModel):
 
 def project_listing(candidate: BuildCandidate) -> str:
     """The project as the prompt shows it: every file in a fenced block under its path."""
-    return "\n".join(
-        f"### {path}\n\n````\n{text}\n````\n" for path, text in sorted(candidate.reference_files.items())
-    )
+    return "\n".join(f"### {path}\n\n````\n{text}\n````\n" for path, text in sorted(candidate.reference_files.items()))
 
 
 def prompt_chars(candidate: BuildCandidate) -> int:

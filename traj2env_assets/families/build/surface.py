@@ -30,7 +30,12 @@ def _docstring_lines(node: ast.AST, indent: str = "") -> list[str]:
 
 def _docstring_node(node: ast.AST) -> list[ast.stmt]:
     body = getattr(node, "body", [])
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         return [body[0]]
     return []
 
@@ -73,7 +78,7 @@ def stub_source(source: str) -> str | None:
     except (SyntaxError, ValueError):
         return None
     body: list[ast.stmt] = [*_docstring_node(tree)]
-    for node in tree.body[len(body):]:
+    for node in tree.body[len(body) :]:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             body.append(node)
         elif isinstance(node, _FUNCTIONS):

@@ -49,7 +49,8 @@ def _test_module(path: str) -> bool:
 def _support_files(files: dict[str, str]) -> dict[str, str]:
     """Test support the session's tests may need: conftest.py files and non-module test files."""
     return {
-        path: text for path, text in files.items()
+        path: text
+        for path, text in files.items()
         if PurePosixPath(path).name == "conftest.py" or (is_test_path(path) and not _test_module(path))
     }
 
@@ -63,8 +64,11 @@ def build_materials(candidate: BuildCandidate, proposal: BuildProposal | None) -
             )
         tests = {path: candidate.reference_files[path] for path in candidate.session_tests}
         return BuildMaterials(
-            mode="recorded", contract=recorded_contract(sources), stubs=stub_files(sources),
-            test_files={**_support_files(candidate.reference_files), **tests}, test_modules=candidate.session_tests,
+            mode="recorded",
+            contract=recorded_contract(sources),
+            stubs=stub_files(sources),
+            test_files={**_support_files(candidate.reference_files), **tests},
+            test_modules=candidate.session_tests,
         )
     problem = proposal_problem(proposal, sources)
     if problem:
@@ -72,8 +76,11 @@ def build_materials(candidate: BuildCandidate, proposal: BuildProposal | None) -
     # A module the model left out gets the stub made with ast.
     stubs = {**stub_files(sources), **{item.path: item.content for item in proposal.stub_files}}
     return BuildMaterials(
-        mode="llm", contract=proposal.contract, stubs=stubs,
-        test_files={HIDDEN_TESTS: proposal.tests}, test_modules=[HIDDEN_TESTS],
+        mode="llm",
+        contract=proposal.contract,
+        stubs=stubs,
+        test_files={HIDDEN_TESTS: proposal.tests},
+        test_modules=[HIDDEN_TESTS],
     )
 
 
@@ -89,7 +96,8 @@ def declared_test_ids(path: str, source: str) -> list[str]:
             ids.append(f"{path}::{node.name}")
         elif isinstance(node, ast.ClassDef):
             methods = [
-                child.name for child in node.body
+                child.name
+                for child in node.body
                 if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) and child.name.startswith("test")
             ]
             ids += [f"{path}::{node.name}::{method}" for method in methods]
@@ -100,7 +108,8 @@ def _solution(candidate: BuildCandidate, environment: dict[str, str]) -> dict[st
     """The reference as solve.sh restores it: no tests, no test harness configuration, nothing
     the environment already has."""
     return {
-        path: text for path, text in candidate.reference_files.items()
+        path: text
+        for path, text in candidate.reference_files.items()
         if not is_test_path(path)
         and PurePosixPath(path).name not in PYTHON_HARNESS_FILES
         and environment.get(path) != text
@@ -144,11 +153,15 @@ def build_task_spec(candidate: BuildCandidate, materials: BuildMaterials, source
         project_files={path: text.encode() for path, text in environment.items()},
         solution_files={path: text.encode() for path, text in solution.items()},
         solution_deleted=sorted(
-            path for path in candidate.start_files
-            if path not in candidate.reference_files and not is_test_path(path)
+            path
+            for path in candidate.start_files
+            if path not in candidate.reference_files
+            and not is_test_path(path)
             and PurePosixPath(path).name not in PYTHON_HARNESS_FILES
         ),
-        tests=VerifierSpec(runner="pytest", tracked_test_ids=test_ids, test_files=materials.test_files, reward="fraction"),
+        tests=VerifierSpec(
+            runner="pytest", tracked_test_ids=test_ids, test_files=materials.test_files, reward="fraction"
+        ),
         source_trace=source.partition_key,
         source_model=source.source_model,
         tags=[materials.mode],

@@ -107,13 +107,14 @@ def pytest_sessionfinish(session):
 
 def probe_ids(spec: TaskSpec) -> dict[str, list[str]]:
     """The tests whose outcomes the probes report, in the order of their letters."""
-    return {"new": list(spec.tests.tracked_test_ids), "existing": list(spec.tests.gate_test_ids)}
+    tests = spec.test_verifier()
+    return {"new": list(tests.tracked_test_ids), "existing": list(tests.gate_test_ids)}
 
 
 def pytest_script(spec: TaskSpec, deleted: list[str]) -> str:
     """Run the test files of every wanted id; print a short log tail and the outcomes."""
     files = sorted({test_id.split("::", 1)[0] for ids in probe_ids(spec).values() for test_id in ids})
-    config = spec.tests.pytest_config or f"{_HELPER_DIR}/pytest.ini"
+    config = spec.test_verifier().pytest_config or f"{_HELPER_DIR}/pytest.ini"
     removals = "".join(f"rm -rf -- {shlex.quote(path)}\n" for path in deleted)
     return (
         f"cd {WORKSPACE}\n{removals}"
@@ -121,7 +122,7 @@ def pytest_script(spec: TaskSpec, deleted: list[str]) -> str:
         f"python3 -m pytest -p t2e_outcomes -p no:cacheprovider -c {shlex.quote(config)} --rootdir {WORKSPACE} "
         f"-q --tb=short --continue-on-collection-errors {' '.join(shlex.quote(f) for f in files)} "
         f"> {_HELPER_DIR}/log.txt 2>&1\n"
-        f"echo \"pytest exit code: $?\"\ntail -c 1500 {_HELPER_DIR}/log.txt\necho\n"
+        f'echo "pytest exit code: $?"\ntail -c 1500 {_HELPER_DIR}/log.txt\necho\n'
         f"cat {_HELPER_DIR}/outcomes.txt\n"
     )
 
@@ -139,7 +140,7 @@ def _in_workspace(files: Mapping[str, bytes | str]) -> dict[str, bytes]:
 
 
 def split_probes(spec: TaskSpec) -> list[Probe]:
-    hidden = _in_workspace(spec.tests.test_files)
+    hidden = _in_workspace(spec.test_verifier().test_files)
     helpers = _helper_files(spec)
     probes = [Probe(name=BASE_PROBE, script=pytest_script(spec, []), files=helpers | hidden, timeout_s=PROBE_TIMEOUT_S)]
     reference = helpers | _in_workspace(spec.solution_files) | hidden
@@ -153,11 +154,17 @@ def mutants_probe(candidate: ExtendCandidate, spec: TaskSpec) -> Probe | None:
     mutants = changed_code_mutants(candidate)
     if strength.too_few_mutants(len(mutants)) is not None:
         return None  # judged weak without running them
-    files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(spec.tests.test_files)
+    tests = spec.test_verifier()
+    files = {path: text.decode() for path, text in spec.solution_files.items()} | dict(tests.test_files)
     return mutation_probe(
-        MUTANTS_PROBE, mutants, [*spec.tests.tracked_test_ids, *spec.tests.gate_test_ids], files,
-        workdir=WORKSPACE, pytest_config=spec.tests.pytest_config, budget_s=MUTATION_BUDGET_S,
-        droppable=spec.tests.gate_test_ids,  # the judge decides whether a failing one is left out
+        MUTANTS_PROBE,
+        mutants,
+        [*tests.tracked_test_ids, *tests.gate_test_ids],
+        files,
+        workdir=WORKSPACE,
+        pytest_config=tests.pytest_config,
+        budget_s=MUTATION_BUDGET_S,
+        droppable=tests.gate_test_ids,  # the judge decides whether a failing one is left out
     )
 
 
@@ -199,7 +206,9 @@ def _judge_mutants(
         detail = "the mutation probe left no results" if mutation is None else "the tests failed on the reference"
         return _dropped("calibration_failed", detail, facts)
     if flaky := sorted(set(mutation.dropped) - set(left_out)):
-        return _dropped("tests_fail_on_reference", f"{MUTANTS_PROBE}: {', '.join(flaky)} (passed in the split runs)", facts)
+        return _dropped(
+            "tests_fail_on_reference", f"{MUTANTS_PROBE}: {', '.join(flaky)} (passed in the split runs)", facts
+        )
     rate = kill_rate(mutation)
     ran = len(mutants) - mutation.count("not_run")
     facts |= {
@@ -211,7 +220,8 @@ def _judge_mutants(
     if rate is None or ran < strength.MIN_MUTANTS_RUN:
         return _dropped(
             "calibration_failed",
-            f"{ran} of {len(mutants)} mutants ran within the budget; at least {strength.MIN_MUTANTS_RUN} needed", facts,
+            f"{ran} of {len(mutants)} mutants ran within the budget; at least {strength.MIN_MUTANTS_RUN} needed",
+            facts,
         )
     facts["kill_rate"] = round(rate, 3)
     if (detail := strength.weak_kill_rate(new_tests, rate)) is not None:
@@ -259,8 +269,11 @@ def _existing_passed(candidate: ExtendCandidate, run: _Run, left_out: list[str])
     letters = run.letters["existing"]
     if len(letters) != len(candidate.recorded_existing_tests):
         return run.all_passed("existing")
-    return all(letter == "P" for test_id, letter in zip(candidate.recorded_existing_tests, letters, strict=True)
-               if test_id not in left_out)
+    return all(
+        letter == "P"
+        for test_id, letter in zip(candidate.recorded_existing_tests, letters, strict=True)
+        if test_id not in left_out
+    )
 
 
 def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
@@ -275,7 +288,9 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
     base = runs[BASE_PROBE]
     new, existing = len(base.letters["new"]), len(base.letters["existing"])
     facts: dict[str, Fact] = {
-        "new_tests": new, "existing_tests": existing, "base_collect_errors": base.summary.get("collect_errors", []),
+        "new_tests": new,
+        "existing_tests": existing,
+        "base_collect_errors": base.summary.get("collect_errors", []),
     }
     left_out = _failing_everywhere(candidate, runs)
     if left_out:
@@ -289,8 +304,10 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
         run = runs[name]
         if not (run.all_passed("new") and _existing_passed(candidate, run, left_out)):
             not_passed = [test_id for test_id in run.summary.get("not_passed", []) if test_id not in left_out]
-            errors = f" (did not load: {'; '.join(run.summary.get('errors', []))})" if run.summary.get("errors") else ""
-            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(not_passed)}{errors}", facts)
+            loading = (
+                f" (did not load: {'; '.join(run.summary.get('errors', []))})" if run.summary.get("errors") else ""
+            )
+            return _dropped("tests_fail_on_reference", f"{name}: {', '.join(not_passed)}{loading}", facts)
     if not _existing_passed(candidate, base, left_out):
         errors = base.summary.get("collect_errors", [])
         loading = f" (did not load: {', '.join(errors)})" if errors else ""
@@ -298,6 +315,6 @@ def judge(candidate: ExtendCandidate, results: Mapping[str, ProbeResult]) -> Cal
         return _dropped("existing_tests_fail", ", ".join(not_passed) + loading, facts)
     facts["regression_tests"] = existing - len(left_out)
     facts["discriminating_tests"] = new - base.passed("new")
-    if (detail := strength.not_discriminating(new, base.passed("new"))) is not None:
-        return _dropped("weak_tests", detail, facts)
+    if (weak := strength.not_discriminating(new, base.passed("new"))) is not None:
+        return _dropped("weak_tests", weak, facts)
     return _judge_mutants(candidate, results.get(MUTANTS_PROBE), new, facts, left_out)

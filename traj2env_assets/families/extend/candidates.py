@@ -136,8 +136,12 @@ def _seen_tests(files: dict[str, str], seen: set[tuple[str, str]]) -> dict[str, 
 
 
 def _candidate(
-    record: ReplayRecord, partition_key: str, request: UserRequest, next_index: int | None,
-    passing: dict[int, set[tuple[str, str]]], contexts: RequestContexts,
+    record: ReplayRecord,
+    partition_key: str,
+    request: UserRequest,
+    next_index: int | None,
+    passing: dict[int, set[tuple[str, str]]],
+    contexts: RequestContexts,
 ) -> MinedExtend | None:
     """Request k+1 as a candidate, or None when it changed no project file."""
     base = record.files_before_request(request.request_index)
@@ -175,7 +179,8 @@ def _candidate(
         recorded_new_tests=sorted(new_or_changed),
         # An existing test the request rewrote is a new test.
         recorded_existing_tests=sorted(
-            test_id for test_id, digest in existing.items()
+            test_id
+            for test_id, digest in existing.items()
             if test_id not in new_or_changed and reference_tests.get(test_id) == digest
         ),
     )
@@ -193,7 +198,11 @@ def _drop(candidate: ExtendCandidate, lost_needed: list[str]) -> tuple[str | Non
     if lost_needed:
         return "project_files_lost", f"changed but not known in full: {', '.join(lost_needed)}"
     if needs_context(candidate.request) and candidate.request_context is None:
-        return "request_needs_context", f"the request {candidate.request.strip()[:80]!r} says no more than agreement and no assistant message precedes it"
+        return (
+            "request_needs_context",
+            f"the request {candidate.request.strip()[:80]!r} says no more than agreement "
+            "and no assistant message precedes it",
+        )
     return None, ""
 
 

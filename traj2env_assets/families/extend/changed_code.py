@@ -15,7 +15,10 @@ from traj2env_assets.mutation import Mutant, generate_mutants
 def _diff_lines(before: str, after: str) -> set[int]:
     matcher = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False)
     return {
-        line + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert") for line in range(j1, j2)
+        line + 1
+        for tag, _, _, j1, j2 in matcher.get_opcodes()
+        if tag in ("replace", "insert")
+        for line in range(j1, j2)
     }
 
 

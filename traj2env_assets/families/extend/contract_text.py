@@ -19,10 +19,7 @@ def _definitions(source: str) -> dict[str, Definition] | None:
         module = ast.parse(source)
     except SyntaxError:
         return None
-    return {
-        node.name: node for node in module.body
-        if isinstance(node, Definition) and not node.name.startswith("_")
-    }
+    return {node.name: node for node in module.body if isinstance(node, Definition) and not node.name.startswith("_")}
 
 
 def _signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -41,8 +38,11 @@ def _describe(node: Definition, before: Definition | None) -> list[str]:
         return [f"`{_signature(node)}`{_summary(node)}"]
     bases = f"({', '.join(ast.unparse(base) for base in node.bases)})" if node.bases else ""
     lines = [f"`class {node.name}{bases}`{_summary(node)}"]
-    old_methods = {item.name: ast.dump(item) for item in (before.body if before else [])
-                   if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)}
+    old_methods = {
+        item.name: ast.dump(item)
+        for item in (before.body if before else [])
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
     for item in node.body:
         if not isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -64,7 +64,9 @@ def recorded_contract(base: dict[str, str], changed: dict[str, str], deleted: li
             blocks.append(f"- `{path}` (changed)")
             continue
         described = [
-            line for name, node in new.items() if name not in old or ast.dump(old[name]) != ast.dump(node)
+            line
+            for name, node in new.items()
+            if name not in old or ast.dump(old[name]) != ast.dump(node)
             for line in _describe(node, old.get(name) if isinstance(old.get(name), ast.ClassDef) else None)
         ]
         verb = "changed" if path in base else "new file"

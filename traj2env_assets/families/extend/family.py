@@ -59,7 +59,8 @@ class BaseOnlyControl(Control):
         restore = task_dir / "tests" / "traj2env" / "restore"
         files = {
             f"{WORKSPACE}/{path.relative_to(restore).as_posix()}": path.read_bytes()
-            for path in sorted(restore.rglob("*")) if path.is_file()
+            for path in sorted(restore.rglob("*"))
+            if path.is_file()
         }
         return AgentAction(files=files)
 
@@ -133,10 +134,12 @@ class ExtendFamily(Family[ExtendCandidate, ExtendProposal]):
             return spec
         assert isinstance(left_out, list) and spec.tests is not None  # set by judge; extend specs have tests
         gate = [test_id for test_id in spec.tests.gate_test_ids if test_id not in left_out]
-        return spec.model_copy(update={
-            "tests": spec.tests.model_copy(update={"gate_test_ids": gate}),
-            "existing_tests_left_out": [str(test_id) for test_id in left_out],
-        })
+        return spec.model_copy(
+            update={
+                "tests": spec.tests.model_copy(update={"gate_test_ids": gate}),
+                "existing_tests_left_out": [str(test_id) for test_id in left_out],
+            }
+        )
 
     def controls(self, candidate: ExtendCandidate) -> Sequence[Control]:
         return (*DEFAULT_CONTROLS, BaseOnlyControl(), ReferenceWithForgeryControl())

@@ -31,8 +31,11 @@ def _digest(node: ast.AST) -> str:
 def _tests_in(body: list[ast.stmt], prefix: str) -> dict[str, str]:
     tests = {}
     for node in body:
-        is_test = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("test")
-        if is_test and not _parametrized(node):
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.name.startswith("test")
+            and not _parametrized(node)
+        ):
             tests[f"{prefix}::{node.name}"] = _digest(node)
     return tests
 

@@ -24,14 +24,66 @@ MAX_WORDS_AFTER_YES = 6
 _YES = frozenset(["yes", "y", "yep", "yeah", "yup", "ok", "okay", "sure", "agreed"])
 MAX_QUOTED_CHARS = 8000
 """A longer message keeps its end: where an assistant asks what to do next."""
-_AGREEMENT = frozenset([
-    "yes", "y", "yep", "yeah", "yup", "ok", "okay", "k", "sure", "please", "pls", "do", "it",
-    "that", "go", "ahead", "on", "for", "proceed", "continue", "carry", "sounds", "good", "great",
-    "fine", "perfect", "lgtm", "thanks", "thank", "you", "let's", "lets", "agreed", "approve",
-    "approved", "right", "correct", "absolutely", "definitely", "now", "all", "of", "them", "both",
-    "this", "the", "option", "plan", "implement", "execute", "start", "resume", "to", "again",
-    "can", "run",
-])
+_AGREEMENT = frozenset(
+    [
+        "yes",
+        "y",
+        "yep",
+        "yeah",
+        "yup",
+        "ok",
+        "okay",
+        "k",
+        "sure",
+        "please",
+        "pls",
+        "do",
+        "it",
+        "that",
+        "go",
+        "ahead",
+        "on",
+        "for",
+        "proceed",
+        "continue",
+        "carry",
+        "sounds",
+        "good",
+        "great",
+        "fine",
+        "perfect",
+        "lgtm",
+        "thanks",
+        "thank",
+        "you",
+        "let's",
+        "lets",
+        "agreed",
+        "approve",
+        "approved",
+        "right",
+        "correct",
+        "absolutely",
+        "definitely",
+        "now",
+        "all",
+        "of",
+        "them",
+        "both",
+        "this",
+        "the",
+        "option",
+        "plan",
+        "implement",
+        "execute",
+        "start",
+        "resume",
+        "to",
+        "again",
+        "can",
+        "run",
+    ]
+)
 _WORD = re.compile(r"[a-z0-9']+")
 
 
@@ -45,7 +97,9 @@ def needs_context(request: str) -> bool:
 
 def _text(step: Step) -> str:
     message = step.message
-    text = message if isinstance(message, str) else "\n".join(part.text or "" for part in message if part.type == "text")
+    text = (
+        message if isinstance(message, str) else "\n".join(part.text or "" for part in message if part.type == "text")
+    )
     return text.strip()
 
 

@@ -39,7 +39,11 @@ def _is_test_support(path: str) -> bool:
 def proposal_test_path(candidate: ExtendCandidate) -> str:
     """Where the model's test module goes: a new file beside the project's tests."""
     taken = set(candidate.reference_files) | set(candidate.base_files)
-    directory = "test" if any(p.startswith("test/") for p in taken) and not any(p.startswith("tests/") for p in taken) else "tests"
+    directory = (
+        "test"
+        if any(p.startswith("test/") for p in taken) and not any(p.startswith("tests/") for p in taken)
+        else "tests"
+    )
     path, suffix = f"{directory}/test_request_{candidate.request_number}.py", 1
     while path in taken:
         suffix += 1
@@ -83,8 +87,10 @@ def extend_task_spec(candidate: ExtendCandidate, proposal: ExtendProposal | None
     except DependenciesNotInstallable as exc:
         raise CandidateRejected("dependencies_not_installable", str(exc)) from exc
     existing = [test_id for test_id in candidate.recorded_existing_tests if test_id not in new_tests]
-    contract = proposal.contract if proposal else recorded_contract(
-        candidate.base_files, candidate.changed_files, candidate.deleted_files
+    contract = (
+        proposal.contract
+        if proposal
+        else recorded_contract(candidate.base_files, candidate.changed_files, candidate.deleted_files)
     )
     return TaskSpec(
         family="extend",

@@ -90,13 +90,17 @@ class QaFamily(Family[QaCandidate, QaProposal]):
         except WheelsUnavailable as exc:
             raise CandidateRejected("image_build_failed", f"the analysis wheels: {exc}") from exc
         return qa_task_spec(
-            candidate.task_id, question, proposal.reference_solution, pinned, wheels,
-            source_trace=source.partition_key, source_model=source.source_model, org=source.org,
+            candidate.task_id,
+            question,
+            proposal.reference_solution,
+            pinned,
+            wheels,
+            source_trace=source.partition_key,
+            source_model=source.source_model,
+            org=source.org,
         )
 
-    def calibration_plan(
-        self, candidate: QaCandidate, spec: TaskSpec, proposal: QaProposal | None
-    ) -> CalibrationPlan:
+    def calibration_plan(self, candidate: QaCandidate, spec: TaskSpec, proposal: QaProposal | None) -> CalibrationPlan:
         """The reference program on the pinned data, graded in the image by the task's own grader."""
         assert spec.answer is not None
         gold = json.dumps({"kind": spec.answer.kind, "answer": spec.answer.gold}).encode()

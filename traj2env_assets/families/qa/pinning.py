@@ -74,7 +74,9 @@ def _current_commit(api: HfApi, repo_id: str, moment: datetime) -> tuple[str, da
     try:
         commits = api.list_repo_commits(repo_id, repo_type="dataset")
     except Exception as exc:  # the client raises HTTP, connection and validation errors alike
-        raise CandidateRejected(INPUT_NOT_RESOLVABLE, f"{repo_id}: no commit list ({type(exc).__name__}: {exc})"[:500]) from exc
+        raise CandidateRejected(
+            INPUT_NOT_RESOLVABLE, f"{repo_id}: no commit list ({type(exc).__name__}: {exc})"[:500]
+        ) from exc
     earlier = [commit for commit in commits if commit.created_at <= moment]
     if not earlier:
         raise CandidateRejected(INPUT_NOT_RESOLVABLE, f"{repo_id}: no commit at or before {moment.isoformat()}")
@@ -94,16 +96,24 @@ def pin_input(item: QaInput, moment: datetime, cache_root: Path) -> PinnedInput:
     commit, created = _current_commit(HfApi(endpoint=endpoint), item.repo_id, moment)
     try:
         local = hf_hub_download(
-            item.repo_id, item.path, repo_type="dataset", revision=commit,
-            cache_dir=cache_root / "qa" / "hub", endpoint=endpoint,
+            item.repo_id,
+            item.path,
+            repo_type="dataset",
+            revision=commit,
+            cache_dir=cache_root / "qa" / "hub",
+            endpoint=endpoint,
         )
     except Exception as exc:  # entry/revision/repository not found, HTTP and connection errors
         raise CandidateRejected(
             INPUT_NOT_RESOLVABLE, f"{item.repo_id}/{item.path} at {commit[:12]}: {type(exc).__name__}: {exc}"[:500]
         ) from exc
     pinned = PinnedInput(
-        repo_id=item.repo_id, path=item.path, commit=commit, commit_date=created.isoformat(),
-        sha256=file_sha256(Path(local)), local_path=Path(local).resolve(),
+        repo_id=item.repo_id,
+        path=item.path,
+        commit=commit,
+        commit_date=created.isoformat(),
+        sha256=file_sha256(Path(local)),
+        local_path=Path(local).resolve(),
     )
     atomic_write_json(record, pinned)
     return pinned

@@ -53,8 +53,14 @@ def dependency_lines(wheels: WheelSet, pinned: list[PinnedInput]) -> list[str]:
 
 def build_files(wheels: WheelSet, pinned: list[PinnedInput]) -> list[BuildFile]:
     return [
-        *(BuildFile(source=w.path, context_path=f"{WHEELS_CONTEXT}/{w.path.name}", sha256=w.sha256) for w in wheels.wheels),
-        *(BuildFile(source=p.local_path, context_path=f"{DATA_CONTEXT}/{p.file_name}", sha256=p.sha256) for p in pinned),
+        *(
+            BuildFile(source=w.path, context_path=f"{WHEELS_CONTEXT}/{w.path.name}", sha256=w.sha256)
+            for w in wheels.wheels
+        ),
+        *(
+            BuildFile(source=p.local_path, context_path=f"{DATA_CONTEXT}/{p.file_name}", sha256=p.sha256)
+            for p in pinned
+        ),
     ]
 
 
@@ -74,8 +80,15 @@ def instruction(question: QaQuestion, pinned: list[PinnedInput]) -> str:
 
 
 def qa_task_spec(
-    task_id: str, question: QaQuestion, reference: str, pinned: list[PinnedInput], wheels: WheelSet,
-    *, source_trace: str, source_model: str | None, org: str,
+    task_id: str,
+    question: QaQuestion,
+    reference: str,
+    pinned: list[PinnedInput],
+    wheels: WheelSet,
+    *,
+    source_trace: str,
+    source_model: str | None,
+    org: str,
 ) -> TaskSpec:
     return TaskSpec(
         family="qa",

@@ -58,16 +58,30 @@ def _directory(cache_root: Path) -> Path:
 def _download(target: Path) -> WheelSet:
     with tempfile.TemporaryDirectory(dir=target.parent) as staging:
         argv = [
-            sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-            "--only-binary=:all:", "--python-version", IMAGE_PYTHON_VERSION, "--implementation", "cp",
-            *(f"--platform={platform}" for platform in PLATFORMS), "--dest", staging, *ANALYSIS_PACKAGES,
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--only-binary=:all:",
+            "--python-version",
+            IMAGE_PYTHON_VERSION,
+            "--implementation",
+            "cp",
+            *(f"--platform={platform}" for platform in PLATFORMS),
+            "--dest",
+            staging,
+            *ANALYSIS_PACKAGES,
         ]
         try:
             result = subprocess.run(argv, capture_output=True, text=True, timeout=DOWNLOAD_TIMEOUT_S, check=False)
         except subprocess.TimeoutExpired as exc:
             raise WheelsUnavailable(f"pip download timed out after {DOWNLOAD_TIMEOUT_S}s") from exc
         if result.returncode != 0:
-            raise WheelsUnavailable(f"pip download exited {result.returncode}: {(result.stderr or result.stdout)[-1500:]}")
+            raise WheelsUnavailable(
+                f"pip download exited {result.returncode}: {(result.stderr or result.stdout)[-1500:]}"
+            )
         shutil.rmtree(target, ignore_errors=True)
         Path(staging).rename(target)
         # The staging directory is gone now; recreate it so the context manager's cleanup succeeds.

@@ -186,7 +186,8 @@ def _candidate(
     candidate = candidate.model_copy(update={"test_paths": tests})
     if tests == changed:
         return _mined(
-            candidate, "fix_changes_only_tests",
+            candidate,
+            "fix_changes_only_tests",
             f"the fix edits only {', '.join(tests)}: no code changed, the session changed what the check expects",
         )
     return _mined(candidate)

@@ -15,11 +15,31 @@ from traj2env_assets.harbor.task_spec import is_test_path
 # Files whose mere change alters how a check runs or what it counts as a failure.
 CONFIG_FILE_NAMES = frozenset(
     {
-        "pytest.ini", "tox.ini", "setup.cfg", "conftest.py", "noxfile.py", ".coveragerc",
-        "mypy.ini", ".mypy.ini", "ruff.toml", ".ruff.toml", ".flake8", "sitecustomize.py",
-        "usercustomize.py", ".npmrc", ".babelrc", "babel.config.js", ".eslintignore",
-        ".prettierrc", "biome.json", "biome.jsonc", ".mocharc.json", ".mocharc.js",
-        ".mocharc.cjs", ".mocharc.yml", ".mocharc.yaml",
+        "pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "conftest.py",
+        "noxfile.py",
+        ".coveragerc",
+        "mypy.ini",
+        ".mypy.ini",
+        "ruff.toml",
+        ".ruff.toml",
+        ".flake8",
+        "sitecustomize.py",
+        "usercustomize.py",
+        ".npmrc",
+        ".babelrc",
+        "babel.config.js",
+        ".eslintignore",
+        ".prettierrc",
+        "biome.json",
+        "biome.jsonc",
+        ".mocharc.json",
+        ".mocharc.js",
+        ".mocharc.cjs",
+        ".mocharc.yml",
+        ".mocharc.yaml",
     }
 )
 _CONFIG_PATTERNS = re.compile(

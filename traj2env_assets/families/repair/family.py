@@ -86,7 +86,10 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
     reward_kind = "binary"
     # The recorded runs of the check: the same failure logged twice is the same work.
     provenance_fields = Family.provenance_fields | {
-        "fail_command_index", "pass_command_index", "fail_exit_code", "failure_output"
+        "fail_command_index",
+        "pass_command_index",
+        "fail_exit_code",
+        "failure_output",
     }
 
     def mine(self, source: MiningInput) -> list[MinedCandidate[RepairCandidate]]:
@@ -132,12 +135,13 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
         )
         return CalibrationPlan(probes=[check, reference])
 
-    def judge_calibration(
-        self, candidate: RepairCandidate, results: Mapping[str, ProbeResult]
-    ) -> CalibrationVerdict:
+    def judge_calibration(self, candidate: RepairCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
         run = results[CHECK_PROBE]
         result = parse_check_result(candidate.check, run.output_tail, run.exit_code)
-        facts = {"failing_ids_in_image": result.failing_ids, "check_output": failure_excerpt(run.output_tail)}
+        facts: dict[str, Fact] = {
+            "failing_ids_in_image": result.failing_ids,
+            "check_output": failure_excerpt(run.output_tail),
+        }
         if result.passed:
             drop = Drop(reason="check_passes_before_fix", detail="the check passes in the image before the fix")
             return CalibrationVerdict(drop=drop, facts=facts)
@@ -161,15 +165,14 @@ class RepairFamily(Family[RepairCandidate, BaseModel]):
         if set(image_ids) - set(broken) != set(recorded_ids):
             expected = ", ".join(sorted(recorded_ids)) or "none"
             got = ", ".join(sorted(image_ids)) or "none"
-            drop = Drop(
-                reason="check_fails_differently", detail=f"recorded failures: {expected}; in the image: {got}"
-            )
+            drop = Drop(reason="check_fails_differently", detail=f"recorded failures: {expected}; in the image: {got}")
             return CalibrationVerdict(drop=drop, facts=facts)
         # A test file that failed to import must fail the same way (not on a file lost in the replay).
         recorded = parse_check_result(candidate.check, candidate.failure_output, candidate.fail_exit_code).import_errors
         differing = sorted(
             f"{path}: {recorded[path]} recorded, {raised} in the image"
-            for path, raised in result.import_errors.items() if recorded.get(path, raised) != raised
+            for path, raised in result.import_errors.items()
+            if recorded.get(path, raised) != raised
         )
         if differing:
             drop = Drop(reason="check_fails_differently", detail="; ".join(differing))
@@ -247,33 +250,45 @@ def _without_tests_the_image_fails(
     if set(broken) & set(candidate.failing_ids) or not all(verifier_test_ids(candidate, broken)):
         return None
     tracked = [
-        unit for unit in candidate.failing_ids
+        unit
+        for unit in candidate.failing_ids
         if not any(test_id == unit or test_id.startswith(unit + "::") for test_id in broken)
     ]
     if not tracked:
         return None
-    return CalibrationVerdict(facts={
-        **facts,
-        TRACKED_FACT: tracked,
-        DESELECTED_FACT: broken,
-        "untracked_recorded_failures": [unit for unit in candidate.failing_ids if unit not in tracked],
-        "reference_check_output": failure_excerpt(reference_run.output_tail),
-    })
+    return CalibrationVerdict(
+        facts={
+            **facts,
+            TRACKED_FACT: tracked,
+            DESELECTED_FACT: broken,
+            "untracked_recorded_failures": [unit for unit in candidate.failing_ids if unit not in tracked],
+            "reference_check_output": failure_excerpt(reference_run.output_tail),
+        }
+    )
 
 
 def _judge_final_tests(candidate: RepairCandidate, failing: list[str], facts: dict[str, Fact]) -> CalibrationVerdict:
     """The check failed in the image on the code before the fix with the final tests and
     passed with the reference; every failure must be one the session's evidence covers."""
     changed = set(candidate.test_paths)
-    files = {test_id: verifier_id.split("::", 1)[0] if verifier_id else None
-             for test_id, verifier_id in zip(failing, verifier_test_ids(candidate, failing), strict=True)}
-    unexplained = [test_id for test_id in failing if test_id not in candidate.failing_ids and files[test_id] not in changed]
+    files = {
+        test_id: verifier_id.split("::", 1)[0] if verifier_id else None
+        for test_id, verifier_id in zip(failing, verifier_test_ids(candidate, failing), strict=True)
+    }
+    unexplained = [
+        test_id for test_id in failing if test_id not in candidate.failing_ids and files[test_id] not in changed
+    ]
     if unexplained:
-        detail = f"fail in the image but neither failed in the recorded run nor are in a test file the fix changed: {', '.join(unexplained)}"
+        detail = (
+            "fail in the image but neither failed in the recorded run nor are in a test file the fix changed: "
+            + ", ".join(unexplained)
+        )
         return CalibrationVerdict(drop=Drop(reason="check_fails_differently", detail=detail), facts=facts)
     untrackable = [test_id for test_id in failing if files[test_id] is None]
     if not failing or untrackable:
-        detail = f"no test ids the verifier can track among the failures in the image ({', '.join(untrackable) or 'none'})"
+        detail = (
+            f"no test ids the verifier can track among the failures in the image ({', '.join(untrackable) or 'none'})"
+        )
         return CalibrationVerdict(drop=Drop(reason="check_not_verifiable", detail=detail), facts=facts)
     facts = {
         **facts,

@@ -24,7 +24,9 @@ MAX_LINE_CHARS = 300
 # "Exit code N" first line, Codex's "Chunk ID / Wall time / Process exited / Output:"
 # header, pi's "Command exited with code N" last line.
 _TOOL_HEADER = re.compile(
-    r"\A(?:Exit code:? -?\d+\n)?(?:(?:Chunk ID|Wall time|Process exited with code|Original token count|Process running with session ID)[^\n]*\n)*(?:Output:\n)?"
+    r"\A(?:Exit code:? -?\d+\n)?"
+    r"(?:(?:Chunk ID|Wall time|Process exited with code|Original token count|Process running with session ID)[^\n]*\n)*"
+    r"(?:Output:\n)?"
 )
 _TOOL_FOOTER = re.compile(r"\n*Command exited with code -?\d+\s*\Z")
 _SANDBOX_STDERR = re.compile(r"\n?, stderr: (.*)\Z", re.DOTALL)
@@ -35,13 +37,17 @@ def check_output_text(output: str) -> str:
     text = _TOOL_FOOTER.sub("", _TOOL_HEADER.sub("", output, count=1))
     if wrapper := SANDBOX_WRAPPER.match(text):
         # Codex put its sandbox's words around a run that exited non-zero: keep the run's.
-        text = _SANDBOX_STDERR.sub(lambda match: f"\n{match.group(1)}" if match.group(1).strip() else "", text[wrapper.end():]).lstrip("\n")
+        text = _SANDBOX_STDERR.sub(
+            lambda match: f"\n{match.group(1)}" if match.group(1).strip() else "", text[wrapper.end() :]
+        ).lstrip("\n")
     return text
 
 
 def failure_excerpt(output: str) -> str:
     output = check_output_text(output)
-    lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …" for line in output.rstrip().splitlines()]
+    lines = [
+        line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + " …" for line in output.rstrip().splitlines()
+    ]
     if len(lines) <= EXCERPT_HEAD_LINES + EXCERPT_TAIL_LINES:
         return "\n".join(lines)
     cut = len(lines) - EXCERPT_HEAD_LINES - EXCERPT_TAIL_LINES

@@ -41,6 +41,7 @@ import posixpath
 import re
 import shlex
 from pathlib import Path, PurePosixPath
+from typing import cast
 
 from traj2env_assets.dependencies import (
     DependenciesNotInstallable,
@@ -74,9 +75,35 @@ _DEBIAN_MOCHA = _debian_install("test -x /usr/bin/mocha", ["mocha"])
 _MOCHA_DEFAULT_SPEC_DIR = "test"
 _MOCHA_SPEC_FILE = re.compile(r"\.[cm]?js$")
 _MOCHA_VALUE_OPTIONS = frozenset(
-    {"-r", "--require", "-R", "--reporter", "-O", "--reporter-option", "--reporter-options", "-t", "--timeout",
-     "-s", "--slow", "-u", "--ui", "-g", "--grep", "-f", "--fgrep", "--config", "--package", "--extension",
-     "--ignore", "--exclude", "-j", "--jobs", "--file", "--spec", "--retries"}
+    {
+        "-r",
+        "--require",
+        "-R",
+        "--reporter",
+        "-O",
+        "--reporter-option",
+        "--reporter-options",
+        "-t",
+        "--timeout",
+        "-s",
+        "--slow",
+        "-u",
+        "--ui",
+        "-g",
+        "--grep",
+        "-f",
+        "--fgrep",
+        "--config",
+        "--package",
+        "--extension",
+        "--ignore",
+        "--exclude",
+        "-j",
+        "--jobs",
+        "--file",
+        "--spec",
+        "--retries",
+    }
 )
 # Vitest's default include (``**/*.{test,spec}.?(c|m)[jt]s?(x)``) and exclude (folders),
 # its subcommands that run the tests once (``vitest`` alone does so under CI=1), the ones
@@ -87,9 +114,31 @@ _VITEST_RUN_COMMANDS = frozenset({"run", "watch", "dev"})
 _VITEST_OTHER_COMMANDS = frozenset({"bench", "related", "typecheck", "list", "init"})
 _VITEST_OTHER_MODES = ("--typecheck", "--browser", "--changed", "--related")
 _VITEST_VALUE_OPTIONS = frozenset(
-    {"-c", "--config", "-r", "--root", "--dir", "--reporter", "--outputFile", "--pool", "-t", "--testNamePattern",
-     "--environment", "--project", "--shard", "--maxWorkers", "--minWorkers", "--mode", "--testTimeout",
-     "--hookTimeout", "--bail", "--retry", "--sequence.seed", "--exclude", "--maxConcurrency"}
+    {
+        "-c",
+        "--config",
+        "-r",
+        "--root",
+        "--dir",
+        "--reporter",
+        "--outputFile",
+        "--pool",
+        "-t",
+        "--testNamePattern",
+        "--environment",
+        "--project",
+        "--shard",
+        "--maxWorkers",
+        "--minWorkers",
+        "--mode",
+        "--testTimeout",
+        "--hookTimeout",
+        "--bail",
+        "--retry",
+        "--sequence.seed",
+        "--exclude",
+        "--maxConcurrency",
+    }
 )
 _JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[cm]?js$|-test\.[cm]?js$|_test\.[cm]?js$")
 # The package providing each Python check's tool in the image (the verifier runs unittest
@@ -137,7 +186,8 @@ def _node_test_file(name: str, files: dict[str, str], run: list[str] | None = No
 
     parts = name.split(" > ")
     matches = [
-        path for path, text in sorted(files.items())
+        path
+        for path, text in sorted(files.items())
         if (path in run if run is not None else _JS_TEST_FILE.search(path))
         and all(declares(text, part) for part in parts)
     ]
@@ -177,7 +227,7 @@ def _runner_words(candidate: RepairCandidate, runner: str) -> list[str]:
     check = candidate.check
     words = shlex.split(check.script_body or "") if check.tool == "npm" else list(check.argv)
     names = [posixpath.basename(word) for word in words]  # ./node_modules/.bin/<runner> too
-    return words[names.index(runner) + 1:] if runner in names else words
+    return words[names.index(runner) + 1 :] if runner in names else words
 
 
 def _positional_words(words: list[str], value_options: frozenset[str]) -> list[str]:
@@ -202,14 +252,16 @@ def _vitest_files(candidate: RepairCandidate) -> list[str]:
     words = _runner_words(candidate, "vitest")
     if words[:1] and words[0] in _VITEST_RUN_COMMANDS:
         words = words[1:]
-    if (words[:1] and words[0] in _VITEST_OTHER_COMMANDS) or any(word.startswith(_VITEST_OTHER_MODES) for word in words):
+    if (words[:1] and words[0] in _VITEST_OTHER_COMMANDS) or any(
+        word.startswith(_VITEST_OTHER_MODES) for word in words
+    ):
         raise UnverifiableCheck(f"`{shlex.join(words)}`: not a vitest run of the project's tests")
     filters = [word.removeprefix("./").lower() for word in _positional_words(words, _VITEST_VALUE_OPTIONS)]
     prefix = f"{candidate.cwd}/" if candidate.cwd else ""
     found = []
     # Only test files: the verifier restores them from the pristine image.
     for path in candidate.start_files:
-        inner = path[len(prefix):]
+        inner = path[len(prefix) :]
         if not path.startswith(prefix) or not _VITEST_SPEC_FILE.search(path) or not is_test_path(path):
             continue
         if _VITEST_EXCLUDED_DIRS & set(PurePosixPath(inner).parts[:-1]):
@@ -241,9 +293,12 @@ def _mocha_files(candidate: RepairCandidate) -> list[str]:
     def in_folder(folder: str) -> list[str]:
         prefix = f"{folder.rstrip('/')}/"
         return [
-            path for path in files
-            if path.startswith(prefix) and _MOCHA_SPEC_FILE.search(path) and "node_modules/" not in path
-            and (recursive or "/" not in path[len(prefix):])
+            path
+            for path in files
+            if path.startswith(prefix)
+            and _MOCHA_SPEC_FILE.search(path)
+            and "node_modules/" not in path
+            and (recursive or "/" not in path[len(prefix) :])
         ]
 
     found: list[str] = []
@@ -269,15 +324,27 @@ def _node_test_files(candidate: RepairCandidate) -> list[str]:
         return _within_check_dir(candidate, explicit)
     prefix = f"{candidate.cwd}/" if candidate.cwd else ""
     return sorted(
-        path for path in files
-        if path.startswith(prefix) and "node_modules/" not in path and _JS_TEST_FILE.search(path)
+        path for path in files if path.startswith(prefix) and "node_modules/" not in path and _JS_TEST_FILE.search(path)
     )
 
 
 # Flags that make a lint run change files, never fail or keep a cache: the verifier's run reports only.
 _LINT_DROPPED_FLAGS = frozenset(
-    {"--fix", "--unsafe-fixes", "--watch", "-w", "--show-fixes", "--diff", "--fix-dry-run", "--cache", "--incremental",
-     "--write", "--apply", "--apply-unsafe", "--unsafe"}
+    {
+        "--fix",
+        "--unsafe-fixes",
+        "--watch",
+        "-w",
+        "--show-fixes",
+        "--diff",
+        "--fix-dry-run",
+        "--cache",
+        "--incremental",
+        "--write",
+        "--apply",
+        "--apply-unsafe",
+        "--unsafe",
+    }
 )
 # Node's lint and type checks run with Debian's build of the tool (``node-typescript`` is
 # tsc 4.9, ``eslint`` 6.4), by absolute path so nothing in the project stands in for it;
@@ -331,8 +398,11 @@ def _lint_spec(candidate: RepairCandidate) -> VerifierSpec:
     if not candidate.failing_ids:
         raise UnverifiableCheck(f"{lint_tool(candidate)} check: the failing run printed no diagnostics")
     return VerifierSpec(
-        runner="lint", tracked_test_ids=diagnostic_ids(candidate, candidate.failing_ids),
-        run_targets=[candidate.cwd or "."], reward="check", check_command=_lint_command(candidate),
+        runner="lint",
+        tracked_test_ids=diagnostic_ids(candidate, candidate.failing_ids),
+        run_targets=[candidate.cwd or "."],
+        reward="check",
+        check_command=_lint_command(candidate),
         check_dir=candidate.cwd,
     )
 
@@ -345,7 +415,9 @@ def verifier_test_ids(candidate: RepairCandidate, failing_ids: list[str]) -> lis
     if tool == "pytest":
         # A test file that failed to import is tracked whole (``ERROR tests/test_x.py``).
         ids = _within_check_dir(candidate, failing_ids) if failing_ids else []
-        return [test_id if "::" in test_id or (test_id.endswith(".py") and test_id in files) else None for test_id in ids]
+        return [
+            test_id if "::" in test_id or (test_id.endswith(".py") and test_id in files) else None for test_id in ids
+        ]
     if tool == "unittest":
         return [_unittest_to_pytest(test_id, set(files)) for test_id in failing_ids]
     if _vitest_runner(candidate):
@@ -376,27 +448,43 @@ def tracked_test_spec(candidate: RepairCandidate, failing_ids: list[str] | None 
     # version returns from the pristine image like every test path.
     restored = [path for path in candidate.test_paths if path in files and not is_test_path(path)]
     if tracked and all(tracked):
+        known = cast("list[str]", tracked)  # all(tracked): no id is missing
         if tool in ("pytest", "unittest"):
             python_targets = _within_check_dir(candidate, candidate.check.targets if tool == "pytest" else [])
             # The root is always on the verifier's sys.path; the recorded check's other import paths are added.
             import_paths = [path for path in candidate.check.import_paths if path != "."]
             return VerifierSpec(
-                runner="pytest", tracked_test_ids=tracked, pytest_config=pytest_config_path(files, candidate.cwd),  # type: ignore[arg-type]
-                run_targets=python_targets, config_paths=restored, reward="check", import_paths=import_paths,
+                runner="pytest",
+                tracked_test_ids=known,
+                pytest_config=pytest_config_path(files, candidate.cwd),
+                run_targets=python_targets,
+                config_paths=restored,
+                reward="check",
+                import_paths=import_paths,
             )
         if _vitest_runner(candidate):
             return VerifierSpec(
-                runner="vitest", tracked_test_ids=tracked, run_targets=_vitest_files(candidate),  # type: ignore[arg-type]
-                config_paths=restored, reward="check", check_dir=candidate.cwd,
+                runner="vitest",
+                tracked_test_ids=known,
+                run_targets=_vitest_files(candidate),
+                config_paths=restored,
+                reward="check",
+                check_dir=candidate.cwd,
             )
         if _mocha_runner(candidate):
             return VerifierSpec(
-                runner="mocha", tracked_test_ids=tracked, run_targets=_mocha_files(candidate),  # type: ignore[arg-type]
-                config_paths=restored, reward="check",
+                runner="mocha",
+                tracked_test_ids=known,
+                run_targets=_mocha_files(candidate),
+                config_paths=restored,
+                reward="check",
             )
         return VerifierSpec(
-            runner="jest" if _jest_runner(candidate) else "node", tracked_test_ids=tracked, run_targets=_node_test_files(candidate),  # type: ignore[arg-type]
-            config_paths=restored, reward="check",
+            runner="jest" if _jest_runner(candidate) else "node",
+            tracked_test_ids=known,
+            run_targets=_node_test_files(candidate),
+            config_paths=restored,
+            reward="check",
         )
     raise UnverifiableCheck(
         f"{candidate.check.tool} check: no failing test ids that the verifier can track "
@@ -427,7 +515,9 @@ def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = N
         return python_environment(candidate.project_files, candidate.timestamp, wheelhouse_dir, tool)
     files = candidate.project_files
     moment = trajectory_time(candidate.timestamp)
-    lines: list[str] = [_DEBIAN_JEST] if _jest_runner(candidate) else [_DEBIAN_MOCHA] if _mocha_runner(candidate) else []
+    lines: list[str] = (
+        [_DEBIAN_JEST] if _jest_runner(candidate) else [_DEBIAN_MOCHA] if _mocha_runner(candidate) else []
+    )
     if (node_lint := lint_tool(candidate)) in NODE_LINT_TOOLS:
         binary, packages = NODE_LINT_TOOLS[node_lint]
         present = f"test -x {binary} && command -v python3" if posixpath.isabs(binary) else "command -v python3"
@@ -438,9 +528,13 @@ def environment_plan(candidate: RepairCandidate, wheelhouse_dir: Path | None = N
         package = json.loads(files.get(manifest, "{}"))
     except ValueError:
         package = {}
+    if not isinstance(package, dict):
+        package = {}
     declared = [
-        name for key in ("dependencies", "devDependencies")
-        for name in (package.get(key) if isinstance(package, dict) and isinstance(package.get(key), dict) else {})
+        name
+        for key in ("dependencies", "devDependencies")
+        if isinstance(sections := package.get(key), dict)
+        for name in sections
     ]
     if _vitest_runner(candidate) and "vitest" not in declared:
         # The verifier runs vitest as the project installed it (no Debian package has it).
@@ -484,6 +578,10 @@ def repair_task_spec(
         tests=tests,
         source_trace=source_trace,
         source_model=source_model,
-        tags=[candidate.check.tool, candidate.check.kind, *(["no-assertion-controls"] if tests.runner == "lint" else [])],
+        tags=[
+            candidate.check.tool,
+            candidate.check.kind,
+            *(["no-assertion-controls"] if tests.runner == "lint" else []),
+        ],
         tests_changed_by_fix=candidate.test_paths,
     )

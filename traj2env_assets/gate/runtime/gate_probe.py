@@ -31,8 +31,14 @@ import sys
 import threading
 import types
 
+# For the type checker only: the probe imports nothing it does not use.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("gate_worker", os.path.join(HERE, "gate_worker.py"))
+assert _spec is not None and _spec.loader is not None
 worker = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(worker)
 
@@ -79,6 +85,7 @@ def _module_source(item):
 
 
 # -- 2. recording ------------------------------------------------------------------------
+
 
 class Recorder:
     """A pytest plugin: wraps solution code's public callables once the tests are collected
@@ -152,8 +159,10 @@ class Recorder:
         if kind == "property":
             return {"self": codec.handles[id(owner)], "get": name}
         return {
-            "self": codec.handles[id(owner)], "method": name,
-            "args": [codec.encode_argument(a) for a in args[1:]], "kwargs": encoded_kwargs,
+            "self": codec.handles[id(owner)],
+            "method": name,
+            "args": [codec.encode_argument(a) for a in args[1:]],
+            "kwargs": encoded_kwargs,
         }
 
     def _wrap(self, kind, target, original):
@@ -177,7 +186,11 @@ class Recorder:
                 bound = self._wrap("classmethod", f"{target}.{name}", function)
                 setattr(cls, name, classmethod(bound))
             elif isinstance(member, property) and member.fget is not None:
-                setattr(cls, name, property(self._wrap("property", f"{target}.{name}", member.fget), member.fset, member.fdel))
+                setattr(
+                    cls,
+                    name,
+                    property(self._wrap("property", f"{target}.{name}", member.fget), member.fset, member.fdel),
+                )
             elif isinstance(member, types.FunctionType):
                 kind = "init" if name == "__init__" else "method"
                 setattr(cls, name, self._wrap(kind, target if kind == "init" else f"{target}.{name}", member))
@@ -223,8 +236,14 @@ class Recorder:
 
     def pytest_runtest_setup(self, item):
         self.current = self.tests.setdefault(
-            item.nodeid, {"steps": [], "uncovered": None, "outcome": "passed", "codec": worker.Codec(),
-                          "observe": observed(getattr(item, "fixturenames", ()), _module_source(item))}
+            item.nodeid,
+            {
+                "steps": [],
+                "uncovered": None,
+                "outcome": "passed",
+                "codec": worker.Codec(),
+                "observe": observed(getattr(item, "fixturenames", ()), _module_source(item)),
+            },
         )
 
     def pytest_runtest_logreport(self, report):
@@ -249,7 +268,10 @@ class Recorder:
                 else:
                     why = why or f"more than {MAX_STEPS_PER_TEST} calls that depend on each other"
             tests[nodeid] = {
-                "steps": steps if why is None else [], "covered": why is None, "why": why, "observe": test["observe"],
+                "steps": steps if why is None else [],
+                "covered": why is None,
+                "why": why,
+                "observe": test["observe"],
             }
         return {"tests": tests, "modules": self.modules}
 
@@ -273,9 +295,10 @@ def record(plan, out_path):
 
 # -- 3. generalisation cases ---------------------------------------------------------------
 
+
 def _pools(tests):
     """Every plain value the recorded calls pass, by type: what perturbations draw from."""
-    pools = {"int": set(), "float": set(), "str": set(), "chars": set()}
+    pools: dict[str, set[Any]] = {"int": set(), "float": set(), "str": set(), "chars": set()}
 
     def walk(value):
         if isinstance(value, bool):
@@ -323,18 +346,18 @@ def _perturb_str(value, rng, pools):
     move = rng.choice(moves)
     if move == "digit":
         index = rng.choice(digits)
-        return value[:index] + str((int(value[index]) + rng.randint(1, 9)) % 10) + value[index + 1:]
+        return value[:index] + str((int(value[index]) + rng.randint(1, 9)) % 10) + value[index + 1 :]
     if move == "replace":
-        return value[:position] + rng.choice(chars) + value[position + 1:]
+        return value[:position] + rng.choice(chars) + value[position + 1 :]
     if move == "insert":
         return value[:position] + rng.choice(chars) + value[position:]
     if move == "case":
-        return value[:position] + value[position].swapcase() + value[position + 1:]
+        return value[:position] + value[position].swapcase() + value[position + 1 :]
     if move == "pool" and len(pools["str"]) > 1:
         return rng.choice(pools["str"])
     if move == "double":
         return value + value[position:]
-    return value[:position] + value[position + 1:]
+    return value[:position] + value[position + 1 :]
 
 
 def _leaves(value):
@@ -364,7 +387,8 @@ def perturb(value, rng, pools):
         return _perturb_str(value, rng, pools)
     if not isinstance(value, dict):
         return value
-    tag, items = value.get("t"), value.get("v")
+    tag = value.get("t")
+    items: Any = value.get("v")
     if tag in ("list", "tuple", "set", "frozenset") and isinstance(items, list):
         items = list(items)
         moves = ["element", "element"]
@@ -425,7 +449,8 @@ def variants(nodeid, steps, pools, seed):
     if not places:
         return []
     original = json.dumps(steps, sort_keys=True)
-    found, seen = [], {original}
+    found: list[Any] = []
+    seen = {original}
     # Many independent calls: a variant is a few of them, each perturbed.
     large = len(steps) > STEPS_PER_LARGE_VARIANT and independent(steps)
     for _ in range(VARIANTS_PER_TEST * 6):
@@ -450,8 +475,10 @@ def variants(nodeid, steps, pools, seed):
 def cases_of(recorded, seed):
     covered = {nodeid: test for nodeid, test in recorded["tests"].items() if test["covered"]}
     pools = _pools(covered)
-    cases = [{"id": f"r{n}", "test": nodeid, "kind": "recorded", "steps": test["steps"], "observe": test["observe"]}
-             for n, (nodeid, test) in enumerate(sorted(covered.items()))]
+    cases = [
+        {"id": f"r{n}", "test": nodeid, "kind": "recorded", "steps": test["steps"], "observe": test["observe"]}
+        for n, (nodeid, test) in enumerate(sorted(covered.items()))
+    ]
     generated = []
     for nodeid, test in sorted(covered.items()):
         generated += [(nodeid, steps) for steps in variants(nodeid, test["steps"], pools, seed)]
@@ -459,21 +486,35 @@ def cases_of(recorded, seed):
     room = max(0, MAX_CASES - len(cases))
     if len(generated) > room:
         generated = rng.sample(generated, room)
-    cases += [{"id": f"g{n}", "test": nodeid, "kind": "generalisation", "steps": steps,
-               "observe": covered[nodeid]["observe"]}
-              for n, (nodeid, steps) in enumerate(generated)]
+    cases += [
+        {"id": f"g{n}", "test": nodeid, "kind": "generalisation", "steps": steps, "observe": covered[nodeid]["observe"]}
+        for n, (nodeid, steps) in enumerate(generated)
+    ]
     return cases
 
 
 # -- 4. answers ----------------------------------------------------------------------------
+
 
 def replay(plan, cases_path, out_path):
     """``gate_worker.py`` in a fresh process, as the verifier runs it (``python3 -I``, the
     answers on descriptor 3)."""
     command = 'exec "$0" -I "$1" "$2" "$3" 3>"$4"'
     run = subprocess.run(
-        ["bash", "-c", command, sys.executable, os.path.join(HERE, "gate_worker.py"), plan["workdir"], cases_path, out_path],
-        stdin=subprocess.DEVNULL, capture_output=True, timeout=REPLAY_TIMEOUT_S, check=False,
+        [
+            "bash",
+            "-c",
+            command,
+            sys.executable,
+            os.path.join(HERE, "gate_worker.py"),
+            plan["workdir"],
+            cases_path,
+            out_path,
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=REPLAY_TIMEOUT_S,
+        check=False,
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"},
     )
     found = {}
@@ -531,14 +572,25 @@ def main():
     _apply(plan["workdir"], {**plan["test_files"], **plan["solution_files"]}, plan["solution_deleted"])
     child = subprocess.run(
         [sys.executable, "-I", os.path.abspath(__file__), plan_path, out_dir, "--record"],
-        stdin=subprocess.DEVNULL, capture_output=True, timeout=RECORD_TIMEOUT_S, cwd=plan["workdir"], check=False,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "HOME": "/tmp"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=RECORD_TIMEOUT_S,
+        cwd=plan["workdir"],
+        check=False,
+        env={
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+            "HOME": "/tmp",
+        },
     )
     recorded_path = os.path.join(out_dir, "recorded.json")
     if not os.path.isfile(recorded_path):
         output = (child.stdout + child.stderr).decode("utf-8", "replace")[-3000:]
-        _write_report(plan, json.dumps({"error": f"the recording run left no record (exit {child.returncode}): {output}"}))
+        _write_report(
+            plan, json.dumps({"error": f"the recording run left no record (exit {child.returncode}): {output}"})
+        )
         return 0
     with open(recorded_path, encoding="utf-8") as handle:
         recorded = json.load(handle)
@@ -546,15 +598,19 @@ def main():
     cases_path = os.path.join(out_dir, "cases.json")
     with open(cases_path, "w", encoding="utf-8") as handle:
         roots = sorted(set(recorded["modules"].values())) or ["."]
-        json.dump({"roots": roots, "cases": [{"id": c["id"], "steps": c["steps"], "observe": c["observe"]} for c in cases]},
-                  handle)
+        json.dump(
+            {"roots": roots, "cases": [{"id": c["id"], "steps": c["steps"], "observe": c["observe"]} for c in cases]},
+            handle,
+        )
     answers, logs = {}, {}
     for name in ("reference", "reference_again"):
         answers[name], _, logs[name] = replay(plan, cases_path, os.path.join(out_dir, f"{name}.jsonl"))
     _restore_before(plan)
     answers["before"], _, logs["before"] = replay(plan, cases_path, os.path.join(out_dir, "before.jsonl"))
     report = {
-        "tests": {nodeid: {"covered": test["covered"], "why": test["why"]} for nodeid, test in recorded["tests"].items()},
+        "tests": {
+            nodeid: {"covered": test["covered"], "why": test["why"]} for nodeid, test in recorded["tests"].items()
+        },
         "roots": roots,
         "cases": cases,
         "answers": answers,
@@ -565,7 +621,7 @@ def main():
     # The host reads at most MAX_REPORT_BYTES: drop generalisation cases until it fits.
     while len(text) > MAX_REPORT_BYTES and any(case["kind"] == "generalisation" for case in report["cases"]):
         generated = [case for case in report["cases"] if case["kind"] == "generalisation"]
-        dropped = {case["id"] for case in generated[len(generated) // 2:]}
+        dropped = {case["id"] for case in generated[len(generated) // 2 :]}
         report["cases"] = [case for case in report["cases"] if case["id"] not in dropped]
         for found in answers.values():
             for case_id in dropped:

@@ -37,6 +37,12 @@ import pathlib
 import signal
 import sys
 
+# Annotations name typing's Any for the type checker only: the worker imports nothing it
+# does not use (solution code shares the process and its sys.modules).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 ANSWERS_FD = 3
 STEP_TIMEOUT_S = 10
 MAX_DEPTH = 8
@@ -131,13 +137,23 @@ class Codec:
             return {"t": "tuple", "v": [self._encode(item, nested, register, seen) for item in tuple.__iter__(value)]}
         for tag, cls in _TEMPORAL:
             if isinstance(value, cls):
-                return {"t": tag, "v": value.isoformat() if tag != "timedelta" else [value.days, value.seconds, value.microseconds]}
+                return {
+                    "t": tag,
+                    "v": (
+                        [value.days, value.seconds, value.microseconds]
+                        if isinstance(value, datetime.timedelta)
+                        else value.isoformat()
+                    ),
+                }
         if isinstance(value, decimal.Decimal):
             return {"t": "decimal", "v": str(value)}
         if isinstance(value, fractions.Fraction):
             return {"t": "fraction", "v": str(value)}
         if isinstance(value, complex):
-            return {"t": "complex", "v": [self._encode(value.real, nested, False, seen), self._encode(value.imag, nested, False, seen)]}
+            return {
+                "t": "complex",
+                "v": [self._encode(value.real, nested, False, seen), self._encode(value.imag, nested, False, seen)],
+            }
         if isinstance(value, pathlib.PurePath):
             return {"t": "path", "v": str(value)}
         if isinstance(value, (type, BaseException)) or callable(value) or not _has_state(value):
@@ -211,21 +227,24 @@ class Codec:
 
 # datetime before date: a datetime is a date.
 _TEMPORAL = (
-    ("datetime", datetime.datetime), ("date", datetime.date), ("time", datetime.time), ("timedelta", datetime.timedelta),
+    ("datetime", datetime.datetime),
+    ("date", datetime.date),
+    ("time", datetime.time),
+    ("timedelta", datetime.timedelta),
 )
 
 
 def _attributes(value):
     """Instance attributes read without running the object's own attribute hooks."""
     found = {}
-    try:
+    try:  # noqa: SIM105 - solution code shares this process and could patch contextlib.suppress
         found.update(object.__getattribute__(value, "__dict__"))
     except (AttributeError, TypeError):
         pass
     for cls in type(value).__mro__:
         slots = cls.__dict__.get("__slots__", ())
         for name in (slots,) if isinstance(slots, str) else slots:
-            try:
+            try:  # noqa: SIM105 - as above: no contextlib in reach of solution code
                 found[name] = object.__getattribute__(value, name)
             except AttributeError:
                 pass
@@ -249,6 +268,7 @@ def exception_answer(error):
 
 # -- comparison (used by the verdict, as root, and by calibration) -----------------------
 
+
 def values_match(expected, actual):
     """Structural equality of two encoded values. Numbers by value (an int equals the same
     float), floats within tolerance; dict entries
@@ -269,25 +289,30 @@ def values_match(expected, actual):
         return type(expected) is type(actual) and expected == actual
     if isinstance(expected, list):  # a dict's [key, value] pair
         return (
-            isinstance(actual, list) and len(expected) == len(actual)
-            and all(values_match(a, b) for a, b in zip(expected, actual))
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(values_match(a, b) for a, b in zip(expected, actual, strict=True))
         )
     if not isinstance(expected, dict) or not isinstance(actual, dict):
         return False
     tag = expected.get("t")
     if tag != actual.get("t"):
         return False
-    left, right = expected.get("v"), actual.get("v")
+    left: Any = expected.get("v")
+    right: Any = actual.get("v")
     if tag in ("list", "tuple", "namedtuple", "complex"):
         return (
-            expected.get("c") == actual.get("c") and isinstance(right, list) and len(left) == len(right)
-            and all(values_match(a, b) for a, b in zip(left, right))
+            expected.get("c") == actual.get("c")
+            and isinstance(right, list)
+            and len(left) == len(right)
+            and all(values_match(a, b) for a, b in zip(left, right, strict=True))
         )
     if tag in ("dict", "set", "frozenset"):
         return isinstance(right, list) and len(left) == len(right) and _unordered_match(left, right)
     if tag == "object":
         return (
-            expected.get("c") == actual.get("c") and isinstance(right, dict)
+            expected.get("c") == actual.get("c")
+            and isinstance(right, dict)
             and all(name in right and values_match(value, right[name]) for name, value in left.items())
         )
     if tag == "enum":
@@ -314,7 +339,7 @@ def step_matches(expected, actual, step):
     class must be among the actual exception's classes (a subclass is fine); messages are
     free text and are not compared. Arguments are compared after the call only where the
     reference changed them (in-place mutation is then part of the behaviour). What the call
-printed is compared exactly where the reference's answer carries it (``"p"``)."""
+    printed is compared exactly where the reference's answer carries it (``"p"``)."""
     if not isinstance(actual, dict):
         return False
     if "p" in expected and actual.get("p") != expected["p"]:
@@ -335,7 +360,7 @@ def answers_match(expected_steps, actual_steps, case_steps):
     """Whether a case's answers match the reference's, and the first step that does not."""
     if not isinstance(actual_steps, list) or len(actual_steps) != len(expected_steps):
         return False, "the case was not answered in full"
-    for index, (expected, actual, step) in enumerate(zip(expected_steps, actual_steps, case_steps)):
+    for index, (expected, actual, step) in enumerate(zip(expected_steps, actual_steps, case_steps, strict=True)):
         if not step_matches(expected, actual, step):
             return False, f"call {index + 1} ({describe_step(step)}) answered differently"
     return True, ""
@@ -350,6 +375,7 @@ def describe_step(step):
 
 
 # -- replay ------------------------------------------------------------------------------
+
 
 class StepTimeout(Exception):
     pass
@@ -434,7 +460,7 @@ class Printed:
         return False
 
     def answer(self):
-        found = {}
+        found: dict[str, object] = {}
         if "output" in self.observe:
             found["out"] = self.out.getvalue()[:PRINTED_CHARS]
             found["err"] = self.err.getvalue()[:PRINTED_CHARS]

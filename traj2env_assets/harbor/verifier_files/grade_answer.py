@@ -38,7 +38,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 MAX_ANSWER_BYTES = 4096
 ANSWER_KINDS = ("number", "label", "yes_no", "list")
 _DECIMAL = re.compile(r"^[+-]?(\d+)(\.(\d+))?$")
-_QUOTES = ("\"", "'", "`")
+_QUOTES = ('"', "'", "`")
 
 
 class GoldError(ValueError):

@@ -58,7 +58,11 @@ SKIPPED_DIRS = {"node_modules", ".git", "__pycache__", ".venv", "venv", "site-pa
 def source_files(root: Path) -> dict[str, Path]:
     found = {}
     for path in root.rglob("*"):
-        if path.suffix in (*PYTHON_SUFFIXES, *JS_SUFFIXES) and path.is_file() and not SKIPPED_DIRS & set(path.relative_to(root).parts):
+        if (
+            path.suffix in (*PYTHON_SUFFIXES, *JS_SUFFIXES)
+            and path.is_file()
+            and not SKIPPED_DIRS & set(path.relative_to(root).parts)
+        ):
             found[path.relative_to(root).as_posix()] = path
     return found
 
@@ -77,9 +81,11 @@ def python_suppressions(text: str) -> int:
     """Suppression comments (read as comment tokens, so strings do not count) and
     ``no_type_check`` uses; a file that does not tokenize is read line by line."""
     try:
-        comments = [tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline) if tok.type == tokenize.COMMENT]
+        comments = [
+            tok.string for tok in tokenize.generate_tokens(io.StringIO(text).readline) if tok.type == tokenize.COMMENT
+        ]
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        comments = [line[line.index("#"):] for line in text.splitlines() if "#" in line]
+        comments = [line[line.index("#") :] for line in text.splitlines() if "#" in line]
     return sum(len(SUPPRESSION.findall(comment)) for comment in comments) + len(NO_TYPE_CHECK.findall(text))
 
 
@@ -95,8 +101,11 @@ def definitions(relative: str, text: str) -> set[str] | None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         if isinstance(node, ast.ClassDef):
-            names.update(f"{node.name}.{item.name}" for item in node.body
-                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+            names.update(
+                f"{node.name}.{item.name}"
+                for item in node.body
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            )
     return names
 
 

@@ -46,7 +46,10 @@ def main() -> int:
     else:
         reward, reason = 1, "check_passed"
     verdict = {
-        "reward": reward, "reason": reason, "check_exit": check_exit, "control_exit": control_exit,
+        "reward": reward,
+        "reason": reason,
+        "check_exit": check_exit,
+        "control_exit": control_exit,
         "tamper_findings": findings,
     }
     out = Path(out_dir)

@@ -56,10 +56,20 @@ CHANNEL_FD = 3
 KEY_FD = 4
 # Hooks through which a plugin can change what a test's report says.
 WATCHED_HOOKS = (
-    "pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown",
-    "pytest_runtest_makereport", "pytest_runtest_logreport", "pytest_report_teststatus",
-    "pytest_pyfunc_call", "pytest_collection_modifyitems", "pytest_collectreport",
-    "pytest_itemcollected", "pytest_runtestloop", "pytest_sessionfinish", "pytest_deselected",
+    "pytest_runtest_protocol",
+    "pytest_runtest_setup",
+    "pytest_runtest_call",
+    "pytest_runtest_teardown",
+    "pytest_runtest_makereport",
+    "pytest_runtest_logreport",
+    "pytest_report_teststatus",
+    "pytest_pyfunc_call",
+    "pytest_collection_modifyitems",
+    "pytest_collectreport",
+    "pytest_itemcollected",
+    "pytest_runtestloop",
+    "pytest_sessionfinish",
+    "pytest_deselected",
 )
 _CLASSES = {
     "TestReport": _pytest.reports.TestReport,
@@ -72,10 +82,22 @@ _CLASSES = {
     "AssertionError": AssertionError,
 }
 _MODULES = (
-    _pytest.runner, _pytest.reports, _pytest.skipping, _pytest.outcomes, _pytest.unittest,
-    _pytest.python, _pytest.main, unittest.case, unittest.result, pytest,
+    _pytest.runner,
+    _pytest.reports,
+    _pytest.skipping,
+    _pytest.outcomes,
+    _pytest.unittest,
+    _pytest.python,
+    _pytest.main,
+    unittest.case,
+    unittest.result,
+    pytest,
     # What the channel and the verdict rely on.
-    json, json.encoder, hmac, hashlib, os,
+    json,
+    json.encoder,
+    hmac,
+    hashlib,
+    os,
 )
 
 
@@ -173,7 +195,8 @@ class InstalledCode:
             return False
         # Its functions must be what that file (or other installed code) defines.
         return all(
-            self.trusted(value, depth=1) for value in vars(module).values()
+            self.trusted(value, depth=1)
+            for value in vars(module).values()
             if isinstance(value, (types.FunctionType, types.BuiltinFunctionType))
         )
 
@@ -246,7 +269,10 @@ def nested_codes(code: types.CodeType):
 
 def same_code(left: types.CodeType, right: types.CodeType) -> bool:
     return (left.co_name, left.co_firstlineno, left.co_code, left.co_names) == (
-        right.co_name, right.co_firstlineno, right.co_code, right.co_names,
+        right.co_name,
+        right.co_firstlineno,
+        right.co_code,
+        right.co_names,
     )
 
 
@@ -297,15 +323,18 @@ def native_library(function: types.BuiltinFunctionType) -> str | None:
 def changed_entry_points(before: dict[str, object], installed: InstalledCode) -> list[str]:
     after = entry_points()
     changed = [
-        name for name, value in before.items()
+        name
+        for name, value in before.items()
         if name in after and after[name] is not value and not _installed_replacement(name, after[name], installed)
     ]
     # Removed modules are fine (importlib may drop failed imports); new functions on the
     # watched classes and builtins are not (e.g. TestCase.__init_subclass__ planted), new
     # flags are (pytest caches a few on its own classes).
     changed += [
-        name for name, value in after.items()
-        if name not in before and name.split(".", 1)[0] in (*_CLASSES, "builtins")
+        name
+        for name, value in after.items()
+        if name not in before
+        and name.split(".", 1)[0] in (*_CLASSES, "builtins")
         and (callable(value) or isinstance(value, (classmethod, staticmethod, property)))
         and not _installed_replacement(name, value, installed)
     ]
@@ -317,7 +346,11 @@ def _installed_replacement(name: str, value: object, installed: InstalledCode) -
     """A builtin added or replaced, or a module replaced, by the image's installed code (a
     module only by one of its own name)."""
     if name.startswith("sys.modules["):
-        return isinstance(value, types.ModuleType) and name == f"sys.modules[{value.__name__}]" and installed.trusted(value)
+        return (
+            isinstance(value, types.ModuleType)
+            and name == f"sys.modules[{value.__name__}]"
+            and installed.trusted(value)
+        )
     return name.startswith("builtins.") and installed.trusted(value)
 
 

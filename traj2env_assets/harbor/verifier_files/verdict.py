@@ -21,9 +21,10 @@ Node's verdict.mjs applies the same rules in the same order; the first that hold
 5. ``sentinel_contradiction``: a sentinel test (names and bodies drawn at random for this
    run, placed among the project's tests) did not come out as written;
 6. MODE ``check``: 1 only when every tracked test passed and no other test of the run
-   failed (a test file that failed to collect counts as a failed test); ``fraction``: the share of tracked tests that passed; ``split``: 0 when any gate
-   test (one that passed before the change) did not pass, else the share of tracked (new)
-   tests that passed; ``all_pass``: 1 only when every tracked test passed.
+   failed (a test file that failed to collect counts as a failed test); ``fraction``: the
+   share of tracked tests that passed; ``split``: 0 when any gate test (one that passed
+   before the change) did not pass, else the share of tracked (new) tests that passed;
+   ``all_pass``: 1 only when every tracked test passed.
 
 A tracked id without ``::`` is a test file (one that failed to import in the recorded
 run): it passes when it collected without error, at least one test was collected from
@@ -110,6 +111,7 @@ def tamper_findings(path: str) -> list[dict] | None:
 
 def _answers_match():
     spec = importlib.util.spec_from_file_location("gate_worker", Path(__file__).with_name("gate_worker.py"))
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.answers_match
@@ -155,7 +157,9 @@ def gate_failures(cases_path: str, expected_path: str, answers_path: str) -> dic
 
 
 def main() -> int:
-    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path, *gate_files = sys.argv[1:]
+    results_path, key_hex, tracked_path, sentinels_path, mode, tamper_path, out_dir, gate_path, *gate_files = sys.argv[
+        1:
+    ]
     records, forged_records = signed_records(Path(results_path), key_hex.encode())
     results = outcomes(records)
     gate = gate_failures(*gate_files) if gate_files else None
@@ -167,7 +171,8 @@ def main() -> int:
     tracked = read_lines(tracked_path)
     expected_sentinels = dict(line.split("\t", 1) for line in read_lines(sentinels_path))
     tracked_outcomes = {
-        test_id: results.get(test_id, "missing") if "::" in test_id
+        test_id: results.get(test_id, "missing")
+        if "::" in test_id
         else file_outcome(test_id, results, collected, set(expected_sentinels))
         for test_id in tracked
     }
@@ -195,7 +200,8 @@ def main() -> int:
     findings = tamper_findings(tamper_path)
     passed = sum(outcome == "passed" for outcome in tracked_outcomes.values())
     others_failed = sorted(
-        test_id for test_id, outcome in results.items()
+        test_id
+        for test_id, outcome in results.items()
         if outcome in ("failed", "failed_behaviour_gate") and test_id not in expected_sentinels
     )
     # The gate's cases cover the run's tests; one a test the run never reported is a failure too.

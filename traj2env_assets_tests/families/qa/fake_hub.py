@@ -98,11 +98,18 @@ class FakeHub:
                     if repo_id not in hub.repos:
                         return self._missing("RepoNotFound", with_body)
                     newest_first = sorted(hub.repos[repo_id], key=lambda c: c.date, reverse=True)
-                    body = json.dumps([
-                        {"id": c.commit_id, "authors": [{"user": "fake"}], "date": c.date,
-                         "title": c.title, "message": ""}
-                        for c in newest_first
-                    ]).encode()
+                    body = json.dumps(
+                        [
+                            {
+                                "id": c.commit_id,
+                                "authors": [{"user": "fake"}],
+                                "date": c.date,
+                                "title": c.title,
+                                "message": "",
+                            }
+                            for c in newest_first
+                        ]
+                    ).encode()
                     return self._reply(200, body, {"Content-Type": "application/json"}, with_body)
                 if parts[:1] == ["datasets"] and len(parts) >= 6 and parts[3] == "resolve":
                     repo_id, revision, file_path = "/".join(parts[1:3]), parts[4], "/".join(parts[5:])

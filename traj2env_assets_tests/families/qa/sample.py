@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-REFERENCE = '''import pandas as pd
+REFERENCE = """import pandas as pd
 
 frame = pd.read_parquet("/workdir/data/train.parquet")
 means = frame.groupby("city")["max_temp_c"].mean().round(3)
 print(f"{means['Reykjavik']:.3f}")
-'''
+"""
 
 
 def sample_proposal(**changes: Any) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from traj2env_assets.families.qa.controls import QA_CONTROLS
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
 from traj2env_assets_tests.families.qa.fake_hub import FakeHub, sample_hub
 from traj2env_assets_tests.families.qa.sample import sample_reply
-from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
+from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL
 
@@ -83,12 +83,20 @@ def qa_run(tmp_path_factory: pytest.TempPathFactory, hub: FakeHub) -> Iterator[d
             status = read_status(qa.workspace, ref)
             image_tag = status.image.tag if status.image else None
             yield {
-                "root": root, "qa": qa, "provider": provider, "hub_requests": [
+                "root": root,
+                "qa": qa,
+                "provider": provider,
+                "hub_requests": [
                     # The Hub client also fetches its registry of agent harnesses, once.
-                    request for request in hub.requests if request != "GET /api/agent-harnesses"
+                    request
+                    for request in hub.requests
+                    if request != "GET /api/agent-harnesses"
                 ],
-                "without_model": (without_model.success, unmodelled), "candidate": candidate,
-                "success": with_model.success, "checks": checks, "status": status,
+                "without_model": (without_model.success, unmodelled),
+                "candidate": candidate,
+                "success": with_model.success,
+                "checks": checks,
+                "status": status,
             }
     finally:
         provider.stop()

@@ -54,7 +54,7 @@ def test_numbers_compare_at_the_gold_precision(gold: str, answer: str, matched: 
         ("Cairo", '"Cairo"', True),
         ("Cairo", "`Cairo`", True),
         ("New  York", "new york", True),
-        ("Ｃａｉｒｏ", "Cairo", True),  # NFKC
+        ("Ｃａｉｒｏ", "Cairo", True),  # noqa: RUF001 - fullwidth on purpose: NFKC
         ("Cairo", "Cairo, Egypt", False),
         ("Cairo", "Lisbon", False),
         ("Cairo", "The answer is Cairo", False),
@@ -66,8 +66,15 @@ def test_labels_are_normalized_then_equal(gold: str, answer: str, matched: bool)
 
 @pytest.mark.parametrize(
     ("gold", "answer", "matched"),
-    [("yes", "Yes", True), ("yes", "YES.", True), ("no", "no", True), ("yes", "no", False),
-     ("yes", "y", False), ("yes", "true", False), ("no", "yes and no", False)],
+    [
+        ("yes", "Yes", True),
+        ("yes", "YES.", True),
+        ("no", "no", True),
+        ("yes", "no", False),
+        ("yes", "y", False),
+        ("yes", "true", False),
+        ("no", "yes and no", False),
+    ],
 )
 def test_yes_no(gold: str, answer: str, matched: bool) -> None:
     assert grade("yes_no", gold, answer)[0] is matched
@@ -92,8 +99,15 @@ def test_lists_are_unordered(gold: str, answer: str, matched: bool) -> None:
 
 @pytest.mark.parametrize(
     ("answer", "matched"),
-    [("8.75\n", True), ("8.75\r\n", True), ("\n8.75\n\n", True), ("8.75\nsee above\n", False),
-     ("8.75\n8.75\n", False), ("", False), ("\n  \n", False)],
+    [
+        ("8.75\n", True),
+        ("8.75\r\n", True),
+        ("\n8.75\n\n", True),
+        ("8.75\nsee above\n", False),
+        ("8.75\n8.75\n", False),
+        ("", False),
+        ("\n  \n", False),
+    ],
 )
 def test_one_line(answer: str, matched: bool) -> None:
     assert grade("number", "8.75", answer)[0] is matched
@@ -117,8 +131,16 @@ def test_only_plain_utf8_is_read(raw: bytes, readable: bool) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "gold"),
-    [("number", "about 3"), ("number", "35%"), ("number", "1e3"), ("yes_no", "maybe"), ("list", "a,,b"),
-     ("label", "  "), ("label", "two\nlines"), ("kind", "x")],
+    [
+        ("number", "about 3"),
+        ("number", "35%"),
+        ("number", "1e3"),
+        ("yes_no", "maybe"),
+        ("list", "a,,b"),
+        ("label", "  "),
+        ("label", "two\nlines"),
+        ("kind", "x"),
+    ],
 )
 def test_ungradable_gold_answers_are_refused(kind: str, gold: str) -> None:
     with pytest.raises(GoldError):
@@ -145,7 +167,15 @@ def test_the_script_writes_reward_and_verdict_with_the_standard_library_alone(tm
     (tmp_path / "gold.json").write_text(json.dumps({"kind": "number", "answer": "27.850"}))
     logs = tmp_path / "logs"
     logs.mkdir()
-    argv = [sys.executable, "-I", "-S", str(GRADER), str(tmp_path / "answer.txt"), str(tmp_path / "gold.json"), str(logs)]
+    argv = [
+        sys.executable,
+        "-I",
+        "-S",
+        str(GRADER),
+        str(tmp_path / "answer.txt"),
+        str(tmp_path / "gold.json"),
+        str(logs),
+    ]
     subprocess.run(argv, check=True, env={"PATH": os.environ["PATH"]})
     assert (logs / "reward.txt").read_text() == "1\n"
     assert json.loads((logs / "verdict.json").read_text()) == {"reward": 1, "reason": "match", "kind": "number"}

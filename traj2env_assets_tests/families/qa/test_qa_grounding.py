@@ -14,8 +14,11 @@ CITED = "Reykjavik     4.325"
 
 
 def proposal(**changes: Any) -> QaProposal:
-    question = {"question": "What is the mean daily maximum temperature in Reykjavik (3 decimals)?",
-                "answer": "4.325", "answer_kind": "number"}
+    question = {
+        "question": "What is the mean daily maximum temperature in Reykjavik (3 decimals)?",
+        "answer": "4.325",
+        "answer_kind": "number",
+    }
     question.update(changes.pop("question", {}))
     fields: dict[str, Any] = {
         "questions": [question],
@@ -37,8 +40,14 @@ def test_a_grounded_proposal_passes() -> None:
     assert ground(OUTPUT, proposal()).answer == "4.325"
     # Whitespace in the citation need not match the output's exactly.
     assert ground(OUTPUT, proposal(cited_output="Reykjavik 4.325")).answer == "4.325"
-    listed = proposal(question={"question": "Which cities average above 20 degrees?", "answer": "Cairo, Lisbon",
-                                "answer_kind": "list"}, cited_output="Cairo        27.850\nLisbon       20.750")
+    listed = proposal(
+        question={
+            "question": "Which cities average above 20 degrees?",
+            "answer": "Cairo, Lisbon",
+            "answer_kind": "list",
+        },
+        cited_output="Cairo        27.850\nLisbon       20.750",
+    )
     assert ground(OUTPUT, listed).answer_kind == "list"
 
 
@@ -46,7 +55,9 @@ def test_no_question_is_llm_declined() -> None:
     assert reason(proposal(questions=[])) == "llm_declined"
 
 
-@pytest.mark.parametrize(("kind", "answer"), [("number", "4.3 degrees"), ("yes_no", "perhaps"), ("list", "Cairo,,Oslo")])
+@pytest.mark.parametrize(
+    ("kind", "answer"), [("number", "4.3 degrees"), ("yes_no", "perhaps"), ("list", "Cairo,,Oslo")]
+)
 def test_invalid_gold_answer(kind: str, answer: str) -> None:
     assert reason(proposal(question={"answer": answer, "answer_kind": kind})) == "invalid_gold_answer"
 
@@ -58,18 +69,22 @@ def test_cited_output_not_found() -> None:
 
 @pytest.mark.parametrize(
     ("answer", "cited"),
-    [("4.32", CITED),  # a prefix of 4.325 is not the value shown
-     ("325", CITED),
-     ("8.750", CITED),  # in the output, but not in the cited lines
-     ("-4.325", CITED)],
+    [
+        ("4.32", CITED),  # a prefix of 4.325 is not the value shown
+        ("325", CITED),
+        ("8.750", CITED),  # in the output, but not in the cited lines
+        ("-4.325", CITED),
+    ],
 )
 def test_answer_not_in_cited_output(answer: str, cited: str) -> None:
     assert reason(proposal(question={"answer": answer}, cited_output=cited)) == "answer_not_in_cited_output"
 
 
 def test_every_list_item_must_be_cited() -> None:
-    listed = proposal(question={"question": "Which cities average above 8 degrees?", "answer": "Cairo, Oslo",
-                                "answer_kind": "list"}, cited_output="Cairo        27.850")
+    listed = proposal(
+        question={"question": "Which cities average above 8 degrees?", "answer": "Cairo, Oslo", "answer_kind": "list"},
+        cited_output="Cairo        27.850",
+    )
     assert reason(listed) == "answer_not_in_cited_output"
 
 

@@ -10,8 +10,12 @@ from traj2env_assets.families.qa.candidates import mine_qa_candidates
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets_tests.replay.builders import SessionBuilder
 
-FORMATS = ("atif/python-hf-dataset-stats.json", "claude-code/python-hf-dataset-stats.jsonl",
-           "codex/python-hf-dataset-stats.jsonl", "pi/python-hf-dataset-stats.jsonl")
+FORMATS = (
+    "atif/python-hf-dataset-stats.json",
+    "claude-code/python-hf-dataset-stats.jsonl",
+    "codex/python-hf-dataset-stats.jsonl",
+    "pi/python-hf-dataset-stats.jsonl",
+)
 SCRIPT = 'import pandas as pd\nprint(pd.read_parquet("hf://datasets/acme/weather/data/train.parquet").mean())\n'
 
 
@@ -43,7 +47,10 @@ def _session(timestamp: str | None) -> SessionBuilder:
     builder.call("Write", {"file_path": "/home/dev/proj/stats.py", "content": SCRIPT}, "File created")
     builder.bash("python stats.py", "temp    21.5\n")
     builder.bash("python other.py", "temp    21.5\n")  # reads no hub data: not a candidate
-    builder.bash("python -c 'from datasets import load_dataset; print(len(load_dataset(\"acme/x\")))'", "",)
+    builder.bash(
+        "python -c 'from datasets import load_dataset; print(len(load_dataset(\"acme/x\")))'",
+        "",
+    )
     if timestamp is None:
         builder.steps[0].pop("timestamp")
     else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -21,8 +21,11 @@ TRAIN = QaInput(repo_id=REPO, path="data/train.parquet")
 def _dataset(hub: FakeHub) -> list[str]:
     return [
         hub.add_commit(REPO, "2026-01-10T09:00:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 1.0}])}),
-        hub.add_commit(REPO, "2026-02-20T15:30:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 2.0}]),
-                                                          "data/extra.parquet": parquet_bytes([{"u": 1}])}),
+        hub.add_commit(
+            REPO,
+            "2026-02-20T15:30:00.000Z",
+            {"data/train.parquet": parquet_bytes([{"t": 2.0}]), "data/extra.parquet": parquet_bytes([{"u": 1}])},
+        ),
         hub.add_commit(REPO, "2026-06-01T12:00:00.000Z", {"data/train.parquet": parquet_bytes([{"t": 3.0}])}),
     ]
 
@@ -30,12 +33,12 @@ def _dataset(hub: FakeHub) -> list[str]:
 @pytest.mark.parametrize(
     ("moment", "commit_index", "value"),
     [
-        (datetime(2026, 1, 10, 9, 0, tzinfo=timezone.utc), 0, 1.0),  # made at that very moment
-        (datetime(2026, 2, 20, 15, 29, tzinfo=timezone.utc), 0, 1.0),
-        (datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc), 1, 2.0),
+        (datetime(2026, 1, 10, 9, 0, tzinfo=UTC), 0, 1.0),  # made at that very moment
+        (datetime(2026, 2, 20, 15, 29, tzinfo=UTC), 0, 1.0),
+        (datetime(2026, 3, 1, 10, 0, tzinfo=UTC), 1, 2.0),
         # 2026-02-20T16:00+02:00 is 14:00 UTC, before the second commit.
         (datetime.fromisoformat("2026-02-20T16:00:00+02:00"), 0, 1.0),
-        (datetime(2027, 1, 1, tzinfo=timezone.utc), 2, 3.0),
+        (datetime(2027, 1, 1, tzinfo=UTC), 2, 3.0),
     ],
 )
 def test_fake_hub_pins_the_commit_current_at_the_trajectory_moment(
@@ -51,7 +54,7 @@ def test_fake_hub_pins_the_commit_current_at_the_trajectory_moment(
 
 def test_fake_hub_pin_is_reused_without_the_network(fake_hub: FakeHub, tmp_path: Path) -> None:
     _dataset(fake_hub)
-    moment = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    moment = datetime(2026, 3, 1, tzinfo=UTC)
     first = pin_input(TRAIN, moment, tmp_path)
     fake_hub.requests.clear()
     assert pin_input(TRAIN, moment, tmp_path) == first
@@ -61,17 +64,20 @@ def test_fake_hub_pin_is_reused_without_the_network(fake_hub: FakeHub, tmp_path:
 @pytest.mark.parametrize(
     ("item", "moment", "detail"),
     [
-        (QaInput(repo_id="acme/missing", path="data/train.parquet"), datetime(2026, 3, 1, tzinfo=timezone.utc),
-         "no commit list"),
-        (TRAIN, datetime(2025, 12, 31, tzinfo=timezone.utc), "no commit at or before"),
+        (
+            QaInput(repo_id="acme/missing", path="data/train.parquet"),
+            datetime(2026, 3, 1, tzinfo=UTC),
+            "no commit list",
+        ),
+        (TRAIN, datetime(2025, 12, 31, tzinfo=UTC), "no commit at or before"),
         # The file exists on the hub, but only from a commit after the trajectory.
-        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=timezone.utc),
-         "EntryNotFound"),
-        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=timezone.utc),
-         "EntryNotFound"),
+        (QaInput(repo_id=REPO, path="data/extra.parquet"), datetime(2026, 2, 1, tzinfo=UTC), "EntryNotFound"),
+        (QaInput(repo_id=REPO, path="data/nothing.parquet"), datetime(2026, 3, 1, tzinfo=UTC), "EntryNotFound"),
     ],
 )
-def test_fake_hub_input_not_resolvable(fake_hub: FakeHub, tmp_path: Path, item: QaInput, moment: datetime, detail: str) -> None:
+def test_fake_hub_input_not_resolvable(
+    fake_hub: FakeHub, tmp_path: Path, item: QaInput, moment: datetime, detail: str
+) -> None:
     _dataset(fake_hub)
     with pytest.raises(CandidateRejected) as rejected:
         pin_input(item, moment, tmp_path)
@@ -86,5 +92,5 @@ def test_an_unreachable_hub_is_input_not_resolvable(monkeypatch: pytest.MonkeyPa
     hub.stop()  # nothing listens on that port any more
     monkeypatch.setenv("HF_ENDPOINT", endpoint)
     with pytest.raises(CandidateRejected) as rejected:
-        pin_input(TRAIN, datetime(2026, 3, 1, tzinfo=timezone.utc), tmp_path)
+        pin_input(TRAIN, datetime(2026, 3, 1, tzinfo=UTC), tmp_path)
     assert rejected.value.drop.reason == "input_not_resolvable"

@@ -28,12 +28,25 @@ def _file(path: Path, content: bytes) -> tuple[Path, str]:
 def qa_spec(tmp_path: Path) -> TaskSpec:
     wheel, wheel_sum = _file(tmp_path / "pandas-3.1.1-cp313-cp313-manylinux_2_28_x86_64.whl", b"wheel")
     data, data_sum = _file(tmp_path / "blob", b"PAR1...PAR1")
-    pinned = PinnedInput(repo_id="acme/weather", path="data/train.parquet", commit="a" * 40,
-                         commit_date="2026-02-20T15:30:00+00:00", sha256=data_sum, local_path=data)
+    pinned = PinnedInput(
+        repo_id="acme/weather",
+        path="data/train.parquet",
+        commit="a" * 40,
+        commit_date="2026-02-20T15:30:00+00:00",
+        sha256=data_sum,
+        local_path=data,
+    )
     question = QaQuestion(question="What is the mean of t?", answer="4.325", answer_kind="number")
-    return qa_task_spec("0123456789ab", question, "print('4.325')\n", [pinned],
-                        WheelSet(packages=["pandas==3.1.1"], wheels=[Wheel(path=wheel, sha256=wheel_sum)]),
-                        source_trace="key", source_model="m", org="local")
+    return qa_task_spec(
+        "0123456789ab",
+        question,
+        "print('4.325')\n",
+        [pinned],
+        WheelSet(packages=["pandas==3.1.1"], wheels=[Wheel(path=wheel, sha256=wheel_sum)]),
+        source_trace="key",
+        source_model="m",
+        org="local",
+    )
 
 
 def test_qa_task_passes_harbor_validation_and_lint(qa_spec: TaskSpec, tmp_path: Path) -> None:
@@ -43,13 +56,22 @@ def test_qa_task_passes_harbor_validation_and_lint(qa_spec: TaskSpec, tmp_path: 
 
 def test_qa_task_layout(qa_spec: TaskSpec, tmp_path: Path) -> None:
     task = write_task(qa_spec, tmp_path / "dataset")
-    environment = sorted(p.relative_to(task.environment_dir).as_posix() for p in task.environment_dir.rglob("*") if p.is_file())
-    assert environment == ["Dockerfile", "data/train.parquet", "wheels/pandas-3.1.1-cp313-cp313-manylinux_2_28_x86_64.whl"]
+    environment = sorted(
+        p.relative_to(task.environment_dir).as_posix() for p in task.environment_dir.rglob("*") if p.is_file()
+    )
+    assert environment == [
+        "Dockerfile",
+        "data/train.parquet",
+        "wheels/pandas-3.1.1-cp313-cp313-manylinux_2_28_x86_64.whl",
+    ]
     dockerfile = (task.environment_dir / "Dockerfile").read_text()
     for build_file in qa_spec.build_files:
         assert build_file.sha256 in dockerfile
     assert dockerfile.rstrip().endswith("WORKDIR /workdir")
-    assert json.loads((task.tests_dir / "traj2env" / "answer.json").read_text()) == {"kind": "number", "answer": "4.325"}
+    assert json.loads((task.tests_dir / "traj2env" / "answer.json").read_text()) == {
+        "kind": "number",
+        "answer": "4.325",
+    }
     assert not (task.environment_dir / "workspace").exists()
     assert "answer.json" not in dockerfile and "4.325" not in dockerfile  # the gold never enters the image
     toml = (task.path / "task.toml").read_text()
@@ -69,8 +91,16 @@ def test_a_task_has_tests_or_an_answer_never_both(qa_spec: TaskSpec) -> None:
 
 @pytest.mark.parametrize(
     ("kind", "gold"),
-    [("number", "4.325"), ("number", "42"), ("number", "-0.5"), ("yes_no", "yes"), ("yes_no", "No"),
-     ("label", "Cairo"), ("list", "Cairo, Lisbon"), ("list", "1.5, 2")],
+    [
+        ("number", "4.325"),
+        ("number", "42"),
+        ("number", "-0.5"),
+        ("yes_no", "yes"),
+        ("yes_no", "No"),
+        ("label", "Cairo"),
+        ("list", "Cairo, Lisbon"),
+        ("list", "1.5, 2"),
+    ],
 )
 def test_the_wrong_answer_control_is_of_the_gold_kind_and_wrong(kind: str, gold: str) -> None:
     wrong = wrong_answer(kind, gold)

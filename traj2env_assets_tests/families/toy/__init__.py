@@ -97,13 +97,17 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
         )
 
     def calibration_plan(self, candidate: ToyCandidate, spec: TaskSpec, proposal: Greeting | None) -> CalibrationPlan:
-        return CalibrationPlan(probes=[Probe(name="start_state", script="python -m pytest -q tests 2>&1", timeout_s=120)])
+        return CalibrationPlan(
+            probes=[Probe(name="start_state", script="python -m pytest -q tests 2>&1", timeout_s=120)]
+        )
 
     def judge_calibration(self, candidate: ToyCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
         run = results["start_state"]
         facts = {"exit_code": run.exit_code if run.exit_code is not None else -1}
         if run.exit_code == 0:
-            return CalibrationVerdict(drop=Drop(reason="start_state_passes", detail=run.output_tail[-500:]), facts=facts)
+            return CalibrationVerdict(
+                drop=Drop(reason="start_state_passes", detail=run.output_tail[-500:]), facts=facts
+            )
         return CalibrationVerdict(facts=facts)
 
     def controls(self, candidate: ToyCandidate) -> Sequence[Control]:
