@@ -23,7 +23,7 @@ from traj2env_assets.docker_engine.labels import ROLE_LABEL, project_filter
 from traj2env_assets_tests import timings
 from traj2env_assets_tests.example_run import ExampleRun, run_examples
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
-from traj2env_assets_tests.scheduling import ModuleScheduling
+from traj2env_assets_tests.scheduling import ModuleScheduling, costly_units_first
 
 
 @pytest.fixture
@@ -58,16 +58,28 @@ def pytest_testnodedown(node: object, error: object) -> None:
 # The modules whose tests use ``example_run``: one work unit on one worker (checked below).
 EXAMPLE_RUN_MODULES = frozenset(
     {
-        "traj2env_assets_tests/attacks/test_attack_suite.py",
-        "traj2env_assets_tests/attacks/test_harbor_attacks.py",
         "traj2env_assets_tests/families/test_repair_end_to_end.py",
         "traj2env_assets_tests/honest/test_honest_solutions.py",
     }
 )
+# The attack suites share the sample tasks they publish (``attacks/conftest.py``): one unit,
+# beside the example run's on the other worker.
+ATTACK_MODULES = frozenset(
+    {
+        "traj2env_assets_tests/attacks/test_attack_suite.py",
+        "traj2env_assets_tests/attacks/test_harbor_attacks.py",
+    }
+)
+SHARED_UNITS = {
+    **dict.fromkeys(EXAMPLE_RUN_MODULES, "example_run"),
+    **dict.fromkeys(ATTACK_MODULES, "attack_tasks"),
+}
+# The longest first: the main command on every sample, then the attacks.
+UNIT_ORDER = ["example_run", "attack_tasks"]
 
 
-# The first test to ask for ``example_run`` waits for it (two runs of the main command).
-EXAMPLE_RUN_TIMEOUT_S = 3600
+# The first test of a shared unit waits for its fixture (two runs of the main command).
+SHARED_UNIT_TIMEOUT_S = 3600
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -75,14 +87,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = item.nodeid.split("::")[0]
         if "example_run" in item.fixturenames and module not in EXAMPLE_RUN_MODULES:
             raise pytest.UsageError(f"{module} uses example_run: add it to EXAMPLE_RUN_MODULES")
-        if module in EXAMPLE_RUN_MODULES and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(EXAMPLE_RUN_TIMEOUT_S))
+        if module in SHARED_UNITS and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(SHARED_UNIT_TIMEOUT_S))
+    costly_units_first(items, UNIT_ORDER, SHARED_UNITS)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> ModuleScheduling | None:
     if config.getvalue("dist") != "loadscope":
         return None
-    return ModuleScheduling(config, log, merged=EXAMPLE_RUN_MODULES)
+    return ModuleScheduling(config, log, units=SHARED_UNITS)
 
 
 _TASK_IMAGES_BEFORE = pytest.StashKey[set[str]]()

@@ -1,9 +1,10 @@
 """The published sample tasks the attacks run against: one repair task per sample project.
 
-In the suite they come from the session's run of ``traj2env generate`` (the README's main
-command) on the bundled samples (``example_run``); the benchmark script publishes just
-these three. Either way the tasks are exactly what the pipeline publishes, trial matrix
-included.
+``traj2env generate`` (repair) on the three sample sessions publishes them, in the suite's
+own fixture and in the benchmark script alike: the tasks are exactly what the pipeline
+publishes, trial matrix included. (The suite's run of the whole example config,
+``example_run``, publishes the same tasks; the attacks do not wait for it, so the two run
+on different workers.)
 """
 
 from __future__ import annotations
