@@ -51,7 +51,7 @@ TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
 
 
 class Drop(BaseModel):
-    """Why a candidate goes no further: an exact reason string (see README) and a detail for people."""
+    """Why a candidate goes no further: an exact reason string (see docs/family-*.md) and a detail for people."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

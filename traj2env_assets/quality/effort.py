@@ -6,7 +6,7 @@ build: the session's first request) and the step where it ended (the passing run
 request's last event, the session's end). Only the session's own agent counts: a
 sub-agent's steps are numbered in its own trajectory and cannot be placed in the window.
 
-``difficulty`` thresholds (one owner; the README quotes them):
+``difficulty`` thresholds (one owner; docs/dataset.md quotes them):
 
 - ``hard``: any of 5+ files changed, 200+ lines changed, 6+ failed commands, 30+ minutes.
 - ``easy``: all of at most 1 file, at most 20 lines, at most 2 failed commands (a repair

@@ -12,7 +12,7 @@ registry here, so vitest itself never runs. What is exercised for real:
 - the restore step of ``test.sh`` replacing a submission's node_modules link.
 
 Unproven here: that a real vitest accepts this command line and config and calls the
-reporter as its documented API says (see the README's runner section)."""
+reporter as its documented API says (see docs/family-repair.md, vitest)."""
 
 from __future__ import annotations
 

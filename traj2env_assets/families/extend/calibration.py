@@ -6,7 +6,7 @@ with the reference's changed files too. A small pytest plugin writes one letter 
 test id (``P`` passed, ``F`` failed, ``E`` error, ``S`` skipped, ``M`` not run) and the
 test files that did not collect, so the output stays short whatever pytest prints.
 
-Judgement, first that holds (exact reasons, see README):
+Judgement, first that holds (exact reasons, see docs/family-extend.md):
 
 - ``calibration_failed``: a reference probe timed out or left no outcomes, or too few
   mutants ran within the budget;

@@ -7,7 +7,7 @@ Run as root by ``tests/test.sh`` with ``python3 -I -S`` (standard library only):
 The answer file is agent-controlled data: it is opened without following links, must be
 a regular file of at most ``MAX_ANSWER_BYTES`` and is only ever decoded and parsed, never
 executed or imported. ``LOGS_DIR/reward.txt`` gets 1 or 0 and ``verdict.json`` the
-reason. The rules (README, "qa grader"):
+reason. The rules (docs/family-qa.md, "QA grader rules"):
 
 - the file is UTF-8 without a byte order mark, with no NUL or other control character;
   other encodings score 0;
