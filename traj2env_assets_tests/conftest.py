@@ -39,7 +39,7 @@ def fake_provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
 @pytest.fixture(scope="session")
 def example_run(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> ExampleRun:
     """``traj2env generate`` on every bundled sample, twice (Docker; shared by the end-to-end
-    tests and the attack suite)."""
+    tests and the honest solutions)."""
     run = run_examples(tmp_path_factory.mktemp("examples-run"))
     timings.record(request.config, "main command on the samples", run.timing())
     return run

@@ -2,8 +2,8 @@
 
 ``traj2env generate`` runs the example config (every family) on every sample session twice
 (the second run must find everything cached). The end-to-end tests read both reports, and
-the attack suite attacks the repair tasks this run published: the tasks are exactly what
-the pipeline publishes, and the costliest Docker work of the suite is done once.
+the honest solutions are tried on the tasks this run published: the tasks are exactly
+what the pipeline publishes, and the costliest Docker work of the suite is done once.
 """
 
 from __future__ import annotations
