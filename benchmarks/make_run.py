@@ -17,6 +17,14 @@ figure). The load (``uptime``) is printed before and after.
 during which a trial step (``trials`` or ``calibration``) of one run and an image build step
 of another ran at the same time (``jobs`` 2 runs two batches at once), beside the seconds
 any build step ran.
+
+The breakdown of each side's cold run, from the same instance: per stage, its steps, their
+summed seconds and the wall seconds during which at least one of them ran; "outside any
+step" is the wall during which no step of any run ran (the CLI and Dagster starting runs,
+launching steps, and the report run's start). The trial line reads the matrices the run
+wrote (``trials.json``): trials, mean seconds per trial and per verifier script. The cheap
+stages and "outside any step" are Dagster's own share of a cold run; the rest is container
+work (see ``docs/benchmarks.md`` for the floor).
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import fmean
 
 import docker
 from rich.console import Console
@@ -60,18 +69,57 @@ class Side:
     tasks: int
     build_s: float
     overlap_s: float
+    stages: list[StageRow]
+    trials: TrialFigures
 
 
 Interval = tuple[float, float]
 BUILD_STEPS = ("task_images_candidate",)
 TRIAL_STEPS = ("trials_candidate", "calibration_candidate")
+# The breakdown's stages, in order, each by the step-key fragments that mark its steps (both
+# sides' asset names); a step matching none is "publish + report".
+STAGE_STEPS = (
+    (
+        "cheap stages (convert … proposals)",
+        ("trajectory_atif", "scan_verdict", "replay_record", "_candidates", "llm_proposals"),
+    ),
+    ("image plan (task files, wheels)", ("task_images_plan",)),
+    ("image builds", ("task_images_candidate", "task_images_summary")),
+    ("calibration", ("calibration",)),
+    ("trials", ("trials",)),
+)
+OTHER_STAGE = "publish + report"
+OUTSIDE_STEPS = "outside any step (CLI, run and step launches)"
 
 
-def step_intervals(home: Path) -> dict[str, list[tuple[str, Interval]]]:
-    """Each run's build and trial steps as (run id, (start, end)) from the instance at ``home``."""
+@dataclass(frozen=True)
+class Step:
+    run_id: str
+    key: str
+    interval: Interval
+
+
+@dataclass(frozen=True)
+class StageRow:
+    stage: str
+    steps: int
+    step_s: float
+    wall_s: float
+
+
+@dataclass(frozen=True)
+class TrialFigures:
+    trials: int
+    matrices: int
+    mean_trial_s: float
+    mean_verifier_s: float
+
+
+def run_steps(home: Path) -> list[Step]:
+    """Every step of every run in the instance at ``home``, with its start and end."""
     import dagster as dg
 
-    found: dict[str, list[tuple[str, Interval]]] = {"build": [], "trial": []}
+    found: list[Step] = []
     with dg.DagsterInstance.from_config(str(home)) as instance:
         for record in instance.get_run_records():
             run_id = record.dagster_run.run_id
@@ -83,11 +131,53 @@ def step_intervals(home: Path) -> dict[str, list[tuple[str, Interval]]]:
                 if kind == "STEP_START":
                     starts[entry.step_key] = entry.timestamp
                 elif kind in ("STEP_SUCCESS", "STEP_FAILURE") and entry.step_key in starts:
-                    interval = (starts.pop(entry.step_key), entry.timestamp)
-                    for role, names in (("build", BUILD_STEPS), ("trial", TRIAL_STEPS)):
-                        if any(name in entry.step_key for name in names):
-                            found[role].append((run_id, interval))
+                    found.append(Step(run_id, entry.step_key, (starts.pop(entry.step_key), entry.timestamp)))
     return found
+
+
+def step_intervals(steps: list[Step]) -> dict[str, list[tuple[str, Interval]]]:
+    """The build and trial steps as (run id, (start, end))."""
+    found: dict[str, list[tuple[str, Interval]]] = {"build": [], "trial": []}
+    for step in steps:
+        for role, names in (("build", BUILD_STEPS), ("trial", TRIAL_STEPS)):
+            if any(name in step.key for name in names):
+                found[role].append((step.run_id, step.interval))
+    return found
+
+
+def stage_of(step_key: str) -> str:
+    for stage, fragments in STAGE_STEPS:
+        if any(fragment in step_key for fragment in fragments):
+            return stage
+    return OTHER_STAGE
+
+
+def stage_breakdown(steps: list[Step], wall_s: float) -> list[StageRow]:
+    """Per stage: steps, summed step seconds, wall seconds with one of them running; then the
+    wall with no step running."""
+    by_stage: dict[str, list[Interval]] = {stage: [] for stage, _ in STAGE_STEPS} | {OTHER_STAGE: []}
+    for step in steps:
+        by_stage[stage_of(step.key)].append(step.interval)
+    rows = [
+        StageRow(stage, len(intervals), sum(end - start for start, end in intervals), _union_length(intervals))
+        for stage, intervals in by_stage.items()
+    ]
+    covered = _union_length([step.interval for step in steps])
+    rows.append(StageRow(OUTSIDE_STEPS, 0, 0.0, max(0.0, wall_s - covered)))
+    return rows
+
+
+def trial_figures(workspace: Path) -> TrialFigures:
+    """The matrices a run wrote (a matrix that candidates shared counted once): trials, and mean
+    seconds per trial and per verifier script."""
+    matrices = {path.read_text(encoding="utf-8") for path in workspace.rglob("trials.json")}
+    trials, verifier_s = [], []
+    for text in matrices:
+        for result in json.loads(text)["results"]:
+            trials.append(result["seconds"])
+            if result.get("verifier"):
+                verifier_s.append(result["verifier"]["seconds"])
+    return TrialFigures(len(trials), len(matrices), fmean(trials or [0.0]), fmean(verifier_s or [0.0]))
 
 
 def overlap_seconds(builds: list[tuple[str, Interval]], trials: list[tuple[str, Interval]]) -> float:
@@ -156,7 +246,10 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
         str(workspace),
     ]
     cold = _timed(command, checkout, log)
-    steps = step_intervals(workspace / INSTANCE_DIR)
+    every_step = run_steps(workspace / INSTANCE_DIR)
+    steps = step_intervals(every_step)
+    stages = stage_breakdown(every_step, cold.wall_s)
+    trials = trial_figures(workspace)
     console.print(f"{name}: cold {cold.wall_s:.1f} s; warm run ...")
     warm = _timed(command, checkout, log)
     return Side(
@@ -167,6 +260,8 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
         _published(workspace),
         build_s=_union_length([interval for _, interval in steps["build"]]),
         overlap_s=overlap_seconds(steps["build"], steps["trial"]),
+        stages=stages,
+        trials=trials,
     )
 
 
@@ -205,6 +300,28 @@ def print_sides(sides: list[Side], console: Console) -> None:
         f"cold wall: baseline/current = {baseline.cold.wall_s / current.cold.wall_s:.2f}x; "
         f"cold CPU: {baseline.cold.cpu_s / current.cold.cpu_s:.2f}x"
     )
+    print_breakdown(sides, console)
+
+
+def print_breakdown(sides: list[Side], console: Console) -> None:
+    table = Table(title="cold run by stage: steps, summed step seconds, wall seconds with one running")
+    table.add_column("stage")
+    for side in sides:
+        for column in ("steps", "step s", "wall s", "of wall"):
+            table.add_column(f"{side.name} {column}", justify="right")
+    for index, first in enumerate(sides[0].stages):
+        cells = []
+        for side in sides:
+            row = side.stages[index]
+            cells += [str(row.steps), f"{row.step_s:.1f}", f"{row.wall_s:.1f}", f"{row.wall_s / side.cold.wall_s:.0%}"]
+        table.add_row(first.stage, *cells)
+    console.print(table)
+    for side in sides:
+        figures = side.trials
+        console.print(
+            f"{side.name}: {figures.trials} trials in {figures.matrices} matrices, "
+            f"{figures.mean_trial_s:.2f} s per trial (its verifier script {figures.mean_verifier_s:.2f} s)"
+        )
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ so a renamed function would otherwise break one unnoticed)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -91,6 +92,33 @@ def test_make_run_counts_trial_time_beside_another_run_s_builds_once() -> None:
     trials = [("a", (22.0, 25.0)), ("a", (24.0, 28.0)), ("b", (5.0, 8.0)), ("a", (5.0, 9.0)), ("b", (40.0, 50.0))]
     assert make_run.overlap_seconds(builds, trials) == 9.0
     assert make_run._union_length([(0.0, 10.0), (5.0, 12.0), (20.0, 21.0)]) == 13.0
+
+
+def test_make_run_breaks_a_cold_run_down_by_stage_and_the_wall_outside_any_step(tmp_path: Path) -> None:
+    make_run = _load_benchmark("make_run")
+    steps = [
+        make_run.Step("a", "scan_verdict", (0.0, 1.0)),
+        make_run.Step("b", "repair_candidates", (0.5, 2.0)),
+        make_run.Step("a", "task_images.task_images_candidate[x]", (3.0, 5.0)),
+        make_run.Step("a", "calibration.calibration_candidate[x]", (5.0, 6.0)),
+        make_run.Step("a", "trials.trials_candidate[x]", (6.0, 10.0)),
+        make_run.Step("b", "trials.trials_candidate[y]", (10.0, 12.0)),
+        make_run.Step("c", "run_report", (13.0, 14.0)),
+    ]
+    rows = {row.stage: row for row in make_run.stage_breakdown(steps, wall_s=15.0)}
+    cheap = rows["cheap stages (convert … proposals)"]
+    assert (cheap.steps, cheap.step_s, cheap.wall_s) == (2, 2.5, 2.0)
+    assert (rows["trials"].steps, rows["trials"].wall_s) == (2, 6.0)
+    assert rows["publish + report"].wall_s == 1.0 and rows["image plan (task files, wheels)"].steps == 0
+    # 2-3, 12-13 and 14-15: no step of any run.
+    assert rows[make_run.OUTSIDE_STEPS].wall_s == 3.0
+
+    # Two candidates that shared one matrix: counted once.
+    results = [{"seconds": 2.0, "verifier": {"seconds": 1.0}}, {"seconds": 4.0, "verifier": None}]
+    for candidate in ("c", "d"):
+        (tmp_path / candidate).mkdir()
+        (tmp_path / candidate / "trials.json").write_text(json.dumps({"results": results, "seconds": 6.0}))
+    assert make_run.trial_figures(tmp_path) == make_run.TrialFigures(2, 1, 3.0, 1.0)
 
 
 def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined(tmp_path: Path) -> None:
