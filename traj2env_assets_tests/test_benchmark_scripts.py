@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -243,3 +244,17 @@ def test_scale_benchmark_prints_a_row_per_count(tmp_path: Path) -> None:
         r"\d+\.\d MiB at 3, \d+\.\d MiB at 6 \(end of run: \d+\.\d MiB\)",
         completed.stdout,
     ), completed.stdout
+
+
+def test_trial_cost_splits_the_machines_cpu_into_daemons_this_process_and_the_rest() -> None:
+    trial_cost = _load_benchmark("trial_cost")
+    split = trial_cost.CpuSplit(wall_s=2.0, busy_s=2.5, daemons_s={"dockerd": 0.5, "containerd": 0.1}, client_s=0.2)
+    assert round(split.containers_s, 6) == 1.7
+    # This process is found by its name, and the CPU it burns shows there and machine-wide.
+    own_name = Path("/proc/self/stat").read_text().split("(", 1)[1].rsplit(")", 1)[0]
+    before, busy = trial_cost.process_cpu_s((own_name,))[own_name], trial_cost.machine_busy_s()
+    deadline = time.process_time() + 0.3
+    while time.process_time() < deadline:
+        pass
+    assert trial_cost.process_cpu_s((own_name,))[own_name] - before >= 0.2
+    assert trial_cost.machine_busy_s() - busy >= 0.2
