@@ -1,7 +1,7 @@
 """``jobs`` > 1: ``traj2env generate`` runs its batches in worker processes at once.
 
-Two sample sessions through the repair family make two batches of one trajectory with
-``jobs`` 2. The proof of parallelism is the Dagster instance's own record of the runs
+Two sample sessions through the repair family (a lint fix, whose matrix is the smallest a
+repair task has, and a unittest fix) make two batches of one trajectory with ``jobs`` 2. The proof of parallelism is the Dagster instance's own record of the runs
 (their start and end times overlap), not wall time; the Docker pools' limits are checked
 on the steps' start and end events across both runs; the report equals a ``jobs`` 1 run's.
 """
@@ -43,7 +43,7 @@ from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL
 
 SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "trajectories" / "atif"
-SESSIONS = ["python-pytest-fix.json", "python-unittest-fix.json"]
+SESSIONS = ["python-ruff-fix.json", "python-unittest-fix.json"]
 STEP_ENDS = {dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE}
 
 

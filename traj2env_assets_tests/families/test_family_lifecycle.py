@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -20,6 +21,8 @@ import docker
 import pandas as pd
 import pytest
 
+from traj2env_assets.docker_engine.base_images import PYTHON_SLIM
+from traj2env_assets.docker_engine.labels import ROLE_LABEL
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
@@ -28,16 +31,49 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 STAGE_ASSETS = ("toy_candidates", "llm_proposals", "task_images", "calibration", "trials", "published_tasks")
 SESSION_LABEL = "traj2env.test_session"
+MARKER_ROLE = "marker"
 
 
-def _containers_created(client: docker.DockerClient, session: str, since: float) -> list[str]:
-    events = client.events(
-        since=int(since) - 1,
-        until=int(time.time()) + 1,
-        decode=True,
-        filters={"type": "container", "event": "create", "label": f"{SESSION_LABEL}={session}"},
-    )
-    return [event["Actor"]["Attributes"].get("traj2env.role", "?") for event in events]
+class ContainerCreations:
+    """The roles of the containers created with this session's label, read off the engine's
+    live event stream from the start. Not a query of past events (``since``): the engine
+    keeps only its latest events, and under load (other workers' trials) this test's were
+    gone by the time it asked."""
+
+    def __init__(self, client: docker.DockerClient, session: str) -> None:
+        self._client, self._session = client, session
+        self._stream = client.events(
+            decode=True, filters={"type": "container", "event": "create", "label": f"{SESSION_LABEL}={session}"}
+        )
+        self._roles: list[str] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, name="container-creations", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for event in self._stream:
+            with self._lock:
+                self._roles.append(event["Actor"]["Attributes"].get(ROLE_LABEL, "?"))
+
+    def take(self) -> list[str]:
+        """The roles created since the last call. A marker container is created last, and
+        the stream delivers in order: once the marker is read, every earlier creation is."""
+        marker = self._client.containers.create(
+            PYTHON_SLIM.name, ["true"], labels={SESSION_LABEL: self._session, ROLE_LABEL: MARKER_ROLE}
+        )
+        marker.remove(force=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with self._lock:
+                if MARKER_ROLE in self._roles:
+                    taken = self._roles[: self._roles.index(MARKER_ROLE)]
+                    del self._roles[: len(taken) + 1]
+                    return taken
+            time.sleep(0.05)
+        raise AssertionError("the engine's event stream never delivered the marker container's creation")
+
+    def close(self) -> None:
+        self._stream.close()
 
 
 def _funnel_csv(toy: ToyPipeline) -> dict[str, int]:
@@ -75,8 +111,8 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             container_labels={SESSION_LABEL: session},
         )
         [key] = toy.keys
+        creations = ContainerCreations(client, session)
         try:
-            started = time.time()
             proposed, _ = toy.run(propose_only=True)
             assert proposed.success
             [candidate] = toy.candidates()
@@ -94,12 +130,11 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
                 "accepted": 0,
                 "solved_in_rollouts": 0,
             }
-            assert _containers_created(client, session, started) == []
+            assert creations.take() == []
             assert _docker_steps(proposed) == []
             ref = CandidateRef(family="toy", partition_key=key, task_id=candidate["task_id"])
             assert read_status(toy.workspace, ref).image is None
 
-            started = time.time()
             cold, checks = toy.run()
             assert cold.success
             [candidate] = toy.candidates()
@@ -109,7 +144,7 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             status = read_status(toy.workspace, ref)
             image_tag = status.image.tag
             assert status.image.built is True, "propose_only had built nothing"
-            assert sorted(set(_containers_created(client, session, started))) == ["agent", "probe", "verifier"]
+            assert sorted(set(creations.take())) == ["agent", "probe", "verifier"]
             assert [step.split("[")[0] for step in _docker_steps(cold)] == [
                 "calibration.calibration_candidate",
                 "task_images.task_images_candidate",
@@ -145,9 +180,10 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert Path(report_metadata["funnel_png"]).read_bytes().startswith(b"\x89PNG")
 
             warm, _ = toy.run()
-            assert warm.success and _docker_steps(warm) == []
+            assert warm.success and _docker_steps(warm) == [] and creations.take() == []
             assert fake_provider.request_count == 1
             assert toy.candidates()[0]["status"] == "published"
         finally:
+            creations.close()
             if image_tag:
                 client.images.remove(image_tag, force=True)

@@ -2,8 +2,10 @@
 chosen point of its work, and the checks on what a rerun leaves (used by
 ``test_killed_cli.py`` and ``benchmarks/rerun_after_kill.py``).
 
-The workspace: one bundled sample session (a Python repair task) through the repair
-family, so each run builds one image, calibrates it and runs one trial matrix.
+The workspace: one bundled sample session (a Python lint repair task: ruff) through the
+repair family, so each run builds one image, calibrates it and runs one trial matrix (the
+six lint controls: the smallest matrix a repair task has, and the recovery under test is
+the same for any).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from traj2env_assets.run_locks import RUN_LOCK_DIR
 from traj2env_assets.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[2]
-SESSION = REPO / "examples" / "trajectories" / "atif" / "python-pytest-fix.json"
+SESSION = REPO / "examples" / "trajectories" / "atif" / "python-ruff-fix.json"
 POINT_TIMEOUT_S = 240
 RUN_TIMEOUT_S = 600
 _POLL_S = 0.05
@@ -58,11 +60,12 @@ class Workdir(BaseModel):
         return self.root / "tasks"
 
 
-# The sample's module docstring, which every copy of the session marks with its user's
-# name: the task image is content-addressed, so each user gets an image of its own. The
-# kill tests remove theirs to force a build; sharing one with the examples run (or
-# another module on the other xdist worker) made that run rebuild it, or found it built.
-_DOCSTRING = "Merge closed integer intervals and measure how much of the line they cover."
+# The sample's module docstring (and project description), which every copy of the session
+# marks with its user's name: the task image is content-addressed, so each user gets an
+# image of its own. The kill tests remove theirs to force a build; sharing one with the
+# examples run (or another module on another xdist worker) made that run rebuild it, or
+# found it built.
+_DOCSTRING = "Stock levels per product, and what to reorder."
 
 
 def make_workdir(root: Path, user: str = "fault tests") -> Workdir:
