@@ -334,7 +334,7 @@ def main() -> None:
         help="config, relative to each checkout (default the README's)",
     )
     arguments = parser.parse_args()
-    console = Console()
+    console = Console(width=200)
     scratch = Path(tempfile.mkdtemp(prefix="traj2env-make-run-"))
     baseline = scratch / "baseline-checkout"
     subprocess.run(

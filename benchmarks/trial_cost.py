@@ -90,7 +90,7 @@ def main() -> int:
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--controls", nargs="*", default=["noop", "reference", "always_equal"])
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=150)
     engine = DockerEngine(container_memory="1g")
     engine.ensure_bases()
     controls = {control.name: control for control in DEFAULT_CONTROLS}
