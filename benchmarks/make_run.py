@@ -155,7 +155,7 @@ def stage_of(step_key: str) -> str:
 def stage_breakdown(steps: list[Step], wall_s: float) -> list[StageRow]:
     """Per stage: steps, summed step seconds, wall seconds with one of them running; then the
     wall with no step running."""
-    by_stage: dict[str, list[Interval]] = {stage: [] for stage, _ in STAGE_STEPS} | {OTHER_STAGE: []}
+    by_stage: dict[str, list[Interval]] = {stage: [] for stage in [*(stage for stage, _ in STAGE_STEPS), OTHER_STAGE]}
     for step in steps:
         by_stage[stage_of(step.key)].append(step.interval)
     rows = [
