@@ -56,26 +56,18 @@ def pytest_testnodedown(node: object, error: object) -> None:
 
 
 # The modules whose tests use ``example_run``: one work unit on one worker (checked below).
+# The attack suites are among them: they attack the sample tasks that run published.
 EXAMPLE_RUN_MODULES = frozenset(
     {
         "traj2env_assets_tests/families/test_repair_end_to_end.py",
         "traj2env_assets_tests/honest/test_honest_solutions.py",
-    }
-)
-# The attack suites share the sample tasks they publish (``attacks/conftest.py``): one unit,
-# beside the example run's on the other worker.
-ATTACK_MODULES = frozenset(
-    {
         "traj2env_assets_tests/attacks/test_attack_suite.py",
         "traj2env_assets_tests/attacks/test_harbor_attacks.py",
     }
 )
-SHARED_UNITS = {
-    **dict.fromkeys(EXAMPLE_RUN_MODULES, "example_run"),
-    **dict.fromkeys(ATTACK_MODULES, "attack_tasks"),
-}
-# The longest first: the main command on every sample, then the attacks.
-UNIT_ORDER = ["example_run", "attack_tasks"]
+SHARED_UNITS = dict.fromkeys(EXAMPLE_RUN_MODULES, "example_run")
+# The longest first: the main command on every sample, then what reads its tasks.
+UNIT_ORDER = ["example_run"]
 
 
 # The first test of a shared unit waits for its fixture (two runs of the main command).

@@ -149,7 +149,9 @@ def _plan_calibration(
 
 
 def _calibrate(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
-    return calibrate_candidate(pipeline.workspace(), engine, ref, _org(pipeline))
+    # The docker_trial pool's one slot runs ``jobs`` containers at once: a candidate's probes
+    # side by side as its trials are.
+    return calibrate_candidate(pipeline.workspace(), engine, ref, _org(pipeline), parallelism=pipeline.options().jobs)
 
 
 def _plan_trials(

@@ -2,7 +2,8 @@
 
 - ``docker_build``: one step per candidate image; ``jobs`` builds at once across runs.
 - ``docker_trial``: calibration and trial steps. One at a time across runs, because each
-  trial step already runs ``jobs`` controls side by side.
+  step already runs ``jobs`` containers side by side (a trial step's controls, a
+  calibration step's probes).
 - ``llm``: the proposal step. One at a time across runs, because it makes ``jobs`` calls
   at once; that keeps at most ``jobs`` calls in flight, which bounds the spend cap's
   overshoot (see ``traj2env_assets.llm.ledger``).

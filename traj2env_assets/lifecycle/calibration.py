@@ -18,6 +18,7 @@ tracked test) or goes on without one (coverage 0, with the reason in the facts).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from docker.models.containers import Container
@@ -31,7 +32,7 @@ from traj2env_assets.docker_engine.sandbox import (
     read_directory,
     sandbox,
 )
-from traj2env_assets.families.contract import CalibrationPlan, ProbeResult
+from traj2env_assets.families.contract import CalibrationPlan, Probe, ProbeResult
 from traj2env_assets.families.registry import family_named
 from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
@@ -150,40 +151,45 @@ def plan_calibration(
     return decided, to_run
 
 
-def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan) -> list[ProbeResult]:
-    results = []
-    for probe in plan.probes:
-        with sandbox(
-            engine.client,
-            image,
-            role="probe",
-            limits=engine.limits(),
-            labels=engine.container_labels,
-            work_s=probe.timeout_s,
-        ) as box:
-            if probe.files:
-                put_files(box, probe.files)
-            run = exec_with_deadline(
-                box,
-                probe.script,
-                timeout_s=probe.timeout_s,
-                workdir=probe.workdir,
-                env=probe.env,
-                disk_bytes=engine.limits().disk_bytes,
-            )
-            result = _result_file(box, probe.result_file) if probe.result_file else None
-        results.append(
-            ProbeResult(
-                name=probe.name,
-                exit_code=run.exit_code,
-                timed_out=run.timed_out,
-                output_tail=run.output_tail,
-                seconds=run.seconds,
-                stopped_by=run.stopped_by,
-                result=result,
-            )
+def run_probes(engine: DockerEngine, image: str, plan: CalibrationPlan, *, parallelism: int = 1) -> list[ProbeResult]:
+    """Every probe of ``plan`` in a sandbox of its own, up to ``parallelism`` at once (the
+    probes are independent: one container each, nothing shared); results in plan order."""
+    if parallelism <= 1 or len(plan.probes) <= 1:
+        return [_run_probe(engine, image, probe) for probe in plan.probes]
+    # Leaving the block waits for the probes started: each removes its own container.
+    with ThreadPoolExecutor(max_workers=parallelism) as pool:
+        return list(pool.map(lambda probe: _run_probe(engine, image, probe), plan.probes))
+
+
+def _run_probe(engine: DockerEngine, image: str, probe: Probe) -> ProbeResult:
+    with sandbox(
+        engine.client,
+        image,
+        role="probe",
+        limits=engine.limits(),
+        labels=engine.container_labels,
+        work_s=probe.timeout_s,
+    ) as box:
+        if probe.files:
+            put_files(box, probe.files)
+        run = exec_with_deadline(
+            box,
+            probe.script,
+            timeout_s=probe.timeout_s,
+            workdir=probe.workdir,
+            env=probe.env,
+            disk_bytes=engine.limits().disk_bytes,
         )
-    return results
+        result = _result_file(box, probe.result_file) if probe.result_file else None
+    return ProbeResult(
+        name=probe.name,
+        exit_code=run.exit_code,
+        timed_out=run.timed_out,
+        output_tail=run.output_tail,
+        seconds=run.seconds,
+        stopped_by=run.stopped_by,
+        result=result,
+    )
 
 
 def _result_file(box: Container, path: str) -> str | None:
@@ -192,7 +198,9 @@ def _result_file(box: Container, path: str) -> str | None:
     return raw.decode("utf-8", "replace") if raw is not None else None
 
 
-def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str) -> CandidateStatus:
+def calibrate_candidate(
+    workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str, *, parallelism: int = 1
+) -> CandidateStatus:
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
@@ -203,6 +211,8 @@ def calibrate_candidate(workspace: Workspace, engine: DockerEngine, ref: Candida
         if cached is not None:  # another candidate (or worker) shared the image and plan
             return _judged(workspace, status, key, cached, shared=True, org=org)
         assert status.image is not None and status.image.tag is not None
-        results = ProbeResults(key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan))
+        results = ProbeResults(
+            key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan, parallelism=parallelism)
+        )
         atomic_write_json(_cache_path(workspace, key), results)
     return _judged(workspace, status, key, results, shared=False, org=org)

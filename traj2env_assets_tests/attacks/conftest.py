@@ -1,7 +1,8 @@
-"""Session fixtures for the attack suite: the sample tasks the pipeline publishes (``traj2env
-generate``, repair, on the three sample sessions the attacks target), and one attack of every
-class run once through the trial path (the tests then read its outcomes;
-benchmarks/attack_suite.py runs the whole catalogue)."""
+"""Session fixtures for the attack suite: the sample tasks the pipeline publishes (the
+repair tasks of the three sample sessions the attacks target, as the suite's run of the main
+command, ``example_run``, published them), and one attack of every class run once through the
+trial path (the tests then read its outcomes; benchmarks/attack_suite.py runs the whole
+catalogue)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets_tests import timings
 from traj2env_assets_tests.attacks.catalogue import one_per_class
 from traj2env_assets_tests.attacks.model import Runner
-from traj2env_assets_tests.attacks.sample_tasks import publish_sample_tasks
+from traj2env_assets_tests.attacks.sample_tasks import sample_tasks_of
 from traj2env_assets_tests.attacks.suite import PlainOutcome, SuiteRun, build_tasks, run_plain, run_suite
 from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the shared real-engine fixture
+from traj2env_assets_tests.example_run import ExampleRun
 
 PARALLELISM = 3
 
 
 @pytest.fixture(scope="session")
-def sample_tasks(tmp_path_factory: pytest.TempPathFactory) -> dict[Runner, Path]:
-    return publish_sample_tasks(tmp_path_factory.mktemp("attack-tasks"))
+def sample_tasks(example_run: ExampleRun) -> dict[Runner, Path]:
+    return sample_tasks_of(example_run.first)
 
 
 @pytest.fixture(scope="session")

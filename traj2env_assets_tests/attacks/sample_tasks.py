@@ -1,10 +1,9 @@
 """The published sample tasks the attacks run against: one repair task per sample project.
 
-``traj2env generate`` (repair) on the three sample sessions publishes them, in the suite's
-own fixture and in the benchmark script alike: the tasks are exactly what the pipeline
-publishes, trial matrix included. (The suite's run of the whole example config,
-``example_run``, publishes the same tasks; the attacks do not wait for it, so the two run
-on different workers.)
+The tasks are exactly what the pipeline publishes, trial matrix included: the suite reads
+them from its run of the whole example config (``example_run``, :func:`sample_tasks_of`);
+the benchmark script runs ``traj2env generate`` (repair) on the three sample sessions
+(:func:`publish_sample_tasks`).
 """
 
 from __future__ import annotations
