@@ -104,7 +104,7 @@ class QaFamily(Family[QaCandidate, QaProposal]):
         """The reference program on the pinned data, graded in the image by the task's own grader."""
         assert spec.answer is not None
         gold = json.dumps({"kind": spec.answer.kind, "answer": spec.answer.gold}).encode()
-        grader = (resources.files("traj2env_assets.harbor") / "verifier_files" / ANSWER_GRADER).read_bytes()
+        grader = (resources.files("traj2env_assets.verification") / "verifier_files" / ANSWER_GRADER).read_bytes()
         script = (
             f"python3 {PROBE_DIR}/reference.py > {ANSWER_FILE} 2> {PROBE_DIR}/errors "
             f"|| {{ cat {PROBE_DIR}/errors; exit 1; }}\n"
