@@ -18,13 +18,13 @@ import argparse
 import json
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.trial import TrialResult
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialResult
 
 DEFAULT_TASKS = Path("/tmp/redteam/ws/tasks")
 # The family whose task each sample session's honest solutions answer, and a word its

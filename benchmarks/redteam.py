@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets_tests.redteam.catalogue import ATTACKS, CLASSES, Attack, applicable
 from traj2env_assets_tests.redteam.view import TaskView
 

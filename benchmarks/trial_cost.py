@@ -26,8 +26,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import python_task
 

@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import python_task
 

@@ -35,7 +35,6 @@ from traj2env_assets.docker_engine.base_images import (
     ensure_base_images,
 )
 from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect, image_present
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.image_build import BuiltImage, build_image, find_image
 from traj2env_assets.docker_engine.prune import PruneReport, prune
 from traj2env_assets.docker_engine.sandbox import ContainerLimits
@@ -48,6 +47,7 @@ from traj2env_assets.docker_engine.trial import (
     run_matrix,
     run_trial,
 )
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
 
 
 class DockerEngine(BaseModel):

@@ -36,7 +36,6 @@ import docker
 from docker.models.containers import Container
 from pydantic import BaseModel, Field
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import (
     ContainerLimits,
@@ -52,6 +51,7 @@ from traj2env_assets.docker_engine.sandbox import (
 )
 from traj2env_assets.docker_engine.verifier import run_verifier
 from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
 
 RUN_LABEL = "traj2env.trial_run"
 PROJECT_SUBMISSION = WORKSPACE

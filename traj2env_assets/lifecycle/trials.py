@@ -20,7 +20,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from traj2env_assets.docker_engine.controls import Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.docker_engine.trial import MatrixResult, TrialTask
@@ -39,6 +38,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction
+from traj2env_assets.verification.controls import Control
 from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
 
 CACHE_DIR = "cache/trials"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.controls import ReferenceControl
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.sandbox import ExecOutcome, exec_with_deadline, put_files, sandbox
 from traj2env_assets.docker_engine.trial import TrialResult, TrialTask
+from traj2env_assets.verification.controls import ReferenceControl
 from traj2env_assets_tests.attacks.model import WORKSPACE, Attack, AttackControl, Runner
 
 # How naive verifiers would run each sample project's tests: its recorded check, and for

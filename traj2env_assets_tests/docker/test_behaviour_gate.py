@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import BuiltImage
+from traj2env_assets.docker_engine.trial import MatrixResult
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
+from traj2env_assets.verification.controls import (
     DEFAULT_CONTROLS,
     AgentAction,
     Control,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.image_build import BuiltImage
-from traj2env_assets.docker_engine.trial import MatrixResult
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.gate.projects import AFTER, BEFORE, TESTS
 from traj2env_assets_tests.gate.test_gate_verdict import HONEST

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets_tests.example_run import run_examples
 from traj2env_assets_tests.gate import printing_session as session
 from traj2env_assets_tests.gate.projects import TILL_SPECIAL_CASED

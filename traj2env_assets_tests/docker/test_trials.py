@@ -8,14 +8,6 @@ from pathlib import Path
 import docker
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
-    DEFAULT_CONTROLS,
-    AgentAction,
-    Control,
-    EditTestsControl,
-    ForgeRewardControl,
-    PytestHookControl,
-)
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import ContainerLimits, exec_with_deadline, put_files, sandbox
@@ -24,6 +16,14 @@ from traj2env_assets.docker_engine.trial import (
     TrialTask,
     run_matrix,
     run_trial,
+)
+from traj2env_assets.verification.controls import (
+    DEFAULT_CONTROLS,
+    AgentAction,
+    Control,
+    EditTestsControl,
+    ForgeRewardControl,
+    PytestHookControl,
 )
 
 pytestmark = pytest.mark.docker

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import TaskSource
@@ -19,6 +18,7 @@ from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.trial import TrialResult
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialResult
 from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the shared real-engine fixture
 from traj2env_assets_tests.example_run import ExampleRun
 from traj2env_assets_tests.honest.solutions import SOLUTIONS

@@ -24,15 +24,15 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.harbor.scripts import GOLD_FILE, HARNESS_DIR
+from traj2env_assets.harbor.task_spec import ANSWER_FILE
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ForgeRewardControl,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.harbor.scripts import GOLD_FILE, HARNESS_DIR
-from traj2env_assets.harbor.task_spec import ANSWER_FILE
 from traj2env_assets.verification.verifier_files.grade_answer import parse_decimal
 
 
