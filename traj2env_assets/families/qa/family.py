@@ -20,7 +20,6 @@ import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 
-from traj2env_assets.docker_engine.trial import QA_SUBMISSION
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -45,6 +44,7 @@ from traj2env_assets.harbor.scripts import REFERENCE_PROGRAM
 from traj2env_assets.harbor.task_spec import ANSWER_FILE, ANSWER_WORKDIR, TaskSpec
 from traj2env_assets.harbor.writer import ANSWER_GRADER
 from traj2env_assets.verification.controls import Control
+from traj2env_assets.verification.trial import QA_SUBMISSION
 
 REFERENCE_PROBE = "reference"
 PROBE_DIR = "/tmp/traj2env-calibration"
