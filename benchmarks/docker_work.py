@@ -23,6 +23,7 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import WrittenTask, write_task
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.docker.sample_tasks import python_task
 
 TARGET_CACHED_REBUILD_S = 1.0
@@ -90,9 +91,9 @@ def bench_unique_bytes(engine: DockerEngine, root: Path, run: str, count: int) -
 
 
 def bench_matrix(engine: DockerEngine, task: WrittenTask, image: BuiltImage, parallel: list[int]) -> None:
-    trial_task = engine.trial_task(image, task.path)
+    trial_task = TrialTask(image=image.tag, task_dir=task.path)
     for parallelism in [1, *parallel]:
-        matrix = engine.run_matrix(trial_task, parallelism=parallelism)
+        matrix = run_matrix(engine.client, trial_task, settings=engine.trial_settings(), parallelism=parallelism)
         rewards = " ".join(f"{name}={reward:g}" for name, reward in matrix.rewards().items())
         label = "sequential" if parallelism == 1 else f"parallel x{parallelism}"
         verdict = "ok" if matrix.seconds < TARGET_MATRIX_S else "MISSED"

@@ -18,13 +18,13 @@ import argparse
 import json
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialResult
+from traj2env_assets.verification.trial import TrialResult, TrialTask, run_matrix
 
 DEFAULT_TASKS = Path("/tmp/redteam/ws/tasks")
 # The family whose task each sample session's honest solutions answer, and a word its
@@ -98,8 +98,8 @@ def run(tasks_dir: Path, parallelism: int) -> list[tuple[str, str, TrialResult]]
         for task_dir in task_dirs:
             controls: list[Control] = [ReferenceControl()]
             controls += [Honest(f"honest:{variant}", files) for variant, files in SOLUTIONS[session].items()]
-            trial_task = engine.trial_task(engine.build(task_dir / "environment"), task_dir)
-            matrix = engine.run_matrix(trial_task, controls, parallelism=parallelism)
+            trial_task = TrialTask(image=engine.build(task_dir / "environment").tag, task_dir=task_dir)
+            matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
             rows += [(session, task_dir.name, result) for result in matrix.results]
     return rows
 

@@ -1,7 +1,7 @@
 """Run the red-team attack suite (``traj2env_assets_tests/redteam``) against published tasks.
 
 For every task directory in the tasks folder, every applicable attack is submitted through
-the project's trial path (``DockerEngine.run_matrix``, parallelism 2), together with the
+the project's trial path (``verification.trial.run_matrix``, parallelism 2), together with the
 task's reference (``ReferenceControl``) as a sanity check. Prints one row per trial
 (attack, class, task, reward, verdict reason) and totals: how many attacks scored above 0
 and how many a full 1.0.
@@ -22,12 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.redteam.catalogue import ATTACKS, CLASSES, Attack, applicable
 from traj2env_assets_tests.redteam.view import TaskView
 
@@ -88,8 +89,8 @@ def run(args: argparse.Namespace) -> list[dict]:
         started = time.monotonic()
         print(f"# {label(view)} ({task_dir.name}): {len(attacks)} attacks", file=sys.stderr, flush=True)
         image = engine.build(task_dir / "environment")
-        trial_task = engine.trial_task(image, task_dir)
-        matrix = engine.run_matrix(trial_task, controls, parallelism=args.parallelism)
+        trial_task = TrialTask(image=image.tag, task_dir=task_dir)
+        matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=args.parallelism)
         by_name = {a.name: a for a in attacks}
         for result in matrix.results:
             attack = by_name.get(result.control)

@@ -44,7 +44,7 @@ from traj2env_assets.replay import FileEvent, ReplayRecord, replay_trajectory, w
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-VERIFIER_FILES = REPOSITORY / "traj2env_assets" / "harbor" / "verifier_files"
+VERIFIER_FILES = REPOSITORY / "traj2env_assets" / "verification" / "verifier_files"
 PROJECTS = REPOSITORY / "examples" / "projects"
 CODE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 HOSTILE_BYTES = 2 * 1024 * 1024 - 100

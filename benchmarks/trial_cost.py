@@ -26,8 +26,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS
+from traj2env_assets.verification.trial import TrialTask, run_trial
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import python_task
 
@@ -102,12 +103,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="traj2env-trial-cost-") as tmp:
         written, _ = write_gated_task(engine, python_task(task_id="trial-cost"), Path(tmp))
         image = engine.build(written.path / "environment")
-        task = engine.trial_task(image, written.path)
+        task = TrialTask(image=image.tag, task_dir=written.path)
         for name in args.controls:
             verifier_s: list[float] = []
 
             def trial(name: str = name, seconds: list[float] = verifier_s) -> None:
-                result = engine.run_trial(task, controls[name])
+                result = run_trial(engine.client, task, controls[name], engine.trial_settings())
                 seconds.append(result.verifier.seconds if result.verifier else 0.0)
 
             split = split_cpu(trial, args.trials)

@@ -19,9 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import python_task
 
@@ -33,11 +34,11 @@ def run_arm(
     engine: DockerEngine, label: str, task_dir: Path, controls: list[Control], parallel: list[int], repeat: int
 ) -> None:
     image = engine.build(task_dir / "environment")
-    trial_task = engine.trial_task(image, task_dir)
+    trial_task = TrialTask(image=image.tag, task_dir=task_dir)
     for parallelism in [1, *parallel]:
         seconds, passed = [], True
         for _ in range(repeat):
-            matrix = engine.run_matrix(trial_task, controls, parallelism=parallelism)
+            matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
             seconds.append(matrix.seconds)
             passed &= matrix.passed
         mode = "sequential" if parallelism == 1 else f"parallel x{parallelism}"

@@ -1,4 +1,5 @@
-"""The domain core never imports dagster; only the Dagster glue does."""
+"""The domain core never imports dagster; only the Dagster glue does. The Docker plumbing
+(docker_engine) imports nothing above it."""
 
 from __future__ import annotations
 
@@ -61,3 +62,41 @@ def test_core_never_imports_the_dagster_glue() -> None:
             ):
                 offenders.append(str(path.relative_to(PACKAGE)))
     assert offenders == []
+
+
+# docker_engine is the Docker plumbing the rest builds on: it imports itself and run_locks
+# (a standard-library-only module), nothing of verification, harbor, families or lifecycle.
+PLUMBING_IMPORTS = ("traj2env_assets.docker_engine", "traj2env_assets.run_locks")
+
+
+def _package_imports(path: Path) -> set[str]:
+    """The modules of this package that ``path`` imports (absolute imports only: the package uses no others)."""
+    modules: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0 and node.module, f"{path}: relative import"
+            if node.module == "traj2env_assets":
+                modules.update(f"traj2env_assets.{alias.name}" for alias in node.names)
+            modules.add(node.module)
+    return {module for module in modules if module.startswith("traj2env_assets.")}
+
+
+def _outside(modules: set[str], allowed: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if not any(m == a or m.startswith(f"{a}.") for a in allowed))
+
+
+def test_docker_engine_imports_only_plumbing() -> None:
+    plumbing = sorted((PACKAGE / "docker_engine").rglob("*.py"))
+    assert len(plumbing) >= 5
+    offenders = {
+        str(path.relative_to(PACKAGE)): outside
+        for path in plumbing
+        if (outside := _outside(_package_imports(path), PLUMBING_IMPORTS))
+    }
+    assert offenders == {}
+
+
+def test_run_locks_imports_nothing_of_the_package() -> None:
+    assert _package_imports(PACKAGE / "run_locks.py") == set()

@@ -23,7 +23,7 @@ from traj2env_assets.docker_engine.base_images import DEBIAN_MIRROR, BaseImageOu
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.errors import is_transient_engine_error
 from traj2env_assets.docker_engine.labels import run_labels
-from traj2env_assets.docker_engine.trial import MatrixResult
+from traj2env_assets.verification.trial import MatrixResult
 
 # A transient engine error (unreachable, 5xx) retries the candidate's step after 5 s,
 # then 10 s; anything else fails it at once (see ``permanent_unless_transient``).

@@ -23,11 +23,11 @@ from traj2env_assets.defs.proposals import PROPOSALS_ASSET
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import MatrixResult
 from traj2env_assets.lifecycle.calibration import calibrate_candidate, plan_calibration
 from traj2env_assets.lifecycle.images import build_candidate_image, plan_images
 from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus, Stage
 from traj2env_assets.lifecycle.trials import plan_trials, run_candidate_trials
+from traj2env_assets.verification.trial import MatrixResult
 
 # Candidate refs pass between the ops of one run in memory: nothing is pickled to disk.
 REFS_IO_MANAGER = "candidate_refs"

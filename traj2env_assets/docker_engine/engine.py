@@ -1,19 +1,23 @@
 """``DockerEngine``: the one object the image, calibration and trial stages talk to.
 
 It holds the connection and the pipeline's Docker options (``platform``,
-``container_memory``) and exposes the four operations the families need. The Dagster
-resource ``docker_engine`` (``traj2env_assets.defs.docker``) builds one of these.
+``container_memory``, the trial limits and timeouts) and exposes base images, builds,
+pruning and the settings of a trial's containers. The Dagster resource ``docker_engine``
+(``traj2env_assets.defs.docker``) builds one of these. Trials themselves are
+verification (``traj2env_assets.verification.trial``), run on the engine's client.
 
 Usage for a family (the repair family, for example)::
 
     from traj2env_assets.docker_engine.engine import DockerEngine
     from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
     from traj2env_assets.harbor.writer import write_task
+    from traj2env_assets.verification.trial import TrialTask, run_matrix
 
     engine = DockerEngine(platform="linux/amd64", container_memory="4g")
     task = write_task(TaskSpec(...), staging_dir)           # Harbor task directory
     image = engine.build(task.environment_dir)              # ImageBuildFailedError → skip
-    matrix = engine.run_matrix(engine.trial_task(image, task.path), parallelism=2)
+    trial = TrialTask(image=image.tag, task_dir=task.path)
+    matrix = run_matrix(engine.client, trial, settings=engine.trial_settings(), parallelism=2)
     if not matrix.passed: ...                               # skip reason "trials_failed"
     evidence = matrix.model_dump()                          # rewards + evidence per control
 """
@@ -35,19 +39,9 @@ from traj2env_assets.docker_engine.base_images import (
     ensure_base_images,
 )
 from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM, connect, image_present
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.image_build import BuiltImage, build_image, find_image
 from traj2env_assets.docker_engine.prune import PruneReport, prune
-from traj2env_assets.docker_engine.sandbox import ContainerLimits
-from traj2env_assets.docker_engine.trial import (
-    PROJECT_SUBMISSION,
-    MatrixResult,
-    TrialResult,
-    TrialSettings,
-    TrialTask,
-    run_matrix,
-    run_trial,
-)
+from traj2env_assets.docker_engine.sandbox import ContainerLimits, TrialSettings
 
 
 class DockerEngine(BaseModel):
@@ -97,22 +91,6 @@ class DockerEngine(BaseModel):
             verifier_timeout_s=self.verifier_timeout_s,
             labels=self.container_labels,
         )
-
-    @staticmethod
-    def trial_task(image: BuiltImage, task_dir: Path, submission_path: str = PROJECT_SUBMISSION) -> TrialTask:
-        return TrialTask(image=image.tag, task_dir=task_dir, submission_path=submission_path)
-
-    def run_trial(self, task: TrialTask, control: Control) -> TrialResult:
-        return run_trial(self.client, task, control, self.trial_settings())
-
-    def run_matrix(
-        self,
-        task: TrialTask,
-        controls: Sequence[Control] = DEFAULT_CONTROLS,
-        *,
-        parallelism: int = 1,
-    ) -> MatrixResult:
-        return run_matrix(self.client, task, controls, self.trial_settings(), parallelism=parallelism)
 
     def prune(self, *, include_bases: bool = False) -> PruneReport:
         return prune(self.client, include_bases=include_bases)

@@ -84,6 +84,16 @@ class ContainerLimits(BaseModel):
     """The most a container may write to its own filesystem."""
 
 
+class TrialSettings(BaseModel):
+    """What the engine's options make of a trial's two containers (agent and verifier)."""
+
+    limits: ContainerLimits = Field(default_factory=ContainerLimits)
+    # Extra labels on every container, e.g. to tell one test session's containers apart.
+    labels: dict[str, str] = Field(default_factory=dict)
+    agent_timeout_s: float = 600
+    verifier_timeout_s: float = 600
+
+
 class ExecOutcome(BaseModel):
     exit_code: int | None
     timed_out: bool

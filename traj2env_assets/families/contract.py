@@ -32,11 +32,11 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from traj2env_assets.docker_engine.controls import Control
-from traj2env_assets.docker_engine.trial import PROJECT_SUBMISSION
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.quality.effort import EffortWindow
 from traj2env_assets.replay import ReplayRecord
+from traj2env_assets.verification.controls import Control
+from traj2env_assets.verification.trial import PROJECT_SUBMISSION
 
 CandidateT = TypeVar("CandidateT", bound=BaseModel)
 ProposalT = TypeVar("ProposalT", bound=BaseModel)

@@ -167,7 +167,7 @@ def _write_solution(solution: Path, spec: TaskSpec) -> None:
 def _write_tests(tests: Path, spec: TaskSpec) -> None:
     _write(tests / "test.sh", scripts.test_sh(spec), executable=True)
     harness = tests / "traj2env"
-    source = resources.files("traj2env_assets.harbor") / "verifier_files"
+    source = resources.files("traj2env_assets.verification") / "verifier_files"
     if spec.answer is not None:
         _write(harness / ANSWER_GRADER, (source / ANSWER_GRADER).read_bytes())
         gold = {"kind": spec.answer.kind, "answer": spec.answer.gold}

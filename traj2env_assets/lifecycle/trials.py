@@ -20,10 +20,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from traj2env_assets.docker_engine.controls import Control
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
-from traj2env_assets.docker_engine.trial import MatrixResult, TrialTask
 from traj2env_assets.families.contract import Drop
 from traj2env_assets.families.registry import family_named
 from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
@@ -39,6 +37,8 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction
+from traj2env_assets.verification.controls import Control
+from traj2env_assets.verification.trial import MatrixResult, TrialTask, run_matrix
 from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
 
 CACHE_DIR = "cache/trials"
@@ -125,7 +125,9 @@ def run_candidate_trials(
     with key_lock(_cache_path(workspace, key)):
         if (cached := _cached(workspace, key)) is not None:  # another worker ran it meanwhile
             return _recorded(workspace, status, key, cached, shared=True)
-        matrix: MatrixResult = engine.run_matrix(task, controls=controls, parallelism=parallelism)
+        matrix: MatrixResult = run_matrix(
+            engine.client, task, controls, engine.trial_settings(), parallelism=parallelism
+        )
         atomic_write_json(_cache_path(workspace, key), matrix)
     return _recorded(workspace, status, key, matrix, shared=False)
 

@@ -9,7 +9,7 @@
    execute inside a network-less agent container, never in this image (which holds the
    tests); stops the agent at its time limit, turn limit, or on a cut-off reply;
 4. grades the submission in a fresh verifier container with its own time limit, exactly
-   as the trial matrix does (``docker_engine.verifier``);
+   as the trial matrix does (``verification.verifier``);
 5. uploads the evidence (transcript, verifier logs, errors) as artifacts and lists them in
    an ``evidence`` event, logs the reward on the family's scale, then completes.
 
@@ -59,12 +59,12 @@ from traj2env_assets.docker_engine.sandbox import (
     sandbox,
     sanitized,
 )
-from traj2env_assets.docker_engine.verifier import VerifierRun, run_verifier
 from traj2env_assets.trajectory_export.layout import (
     BASE_IMAGES_DIR,
     TASK_INDEX_FILE,
 )
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
+from traj2env_assets.verification.verifier import VerifierRun, run_verifier
 
 Ending = Literal["ENV_DONE", "TIMEOUT", "MAX_STEPS", "TRUNCATION", "ERROR"]
 HERE = Path(__file__).resolve().parent

@@ -36,10 +36,11 @@ HARNESS_MODULES = (
     "docker_engine/__init__.py",
     "docker_engine/labels.py",
     "docker_engine/sandbox.py",
-    "docker_engine/verifier.py",
     "trajectory_export/__init__.py",
     "trajectory_export/layout.py",
     "trajectory_export/task_index.py",
+    "verification/__init__.py",
+    "verification/verifier.py",
 )
 # Inside docker build PyPI is unreachable: these are downloaded on the host into the wheelhouse.
 HARNESS_REQUIREMENTS = ("trajectory-sdk", "docker", "pydantic")

@@ -3,7 +3,7 @@ reward files, the verifier's files, the runner's exit code and the runner binary
 
 from __future__ import annotations
 
-from traj2env_assets.docker_engine.controls import AgentAction
+from traj2env_assets.verification.controls import AgentAction
 from traj2env_assets_tests.attacks.model import (
     PYTHON_RUNNERS,
     Attack,

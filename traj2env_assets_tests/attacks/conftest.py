@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
+from traj2env_assets.verification.trial import TrialTask
 from traj2env_assets_tests import timings
 from traj2env_assets_tests.attacks.catalogue import one_per_class
 from traj2env_assets_tests.attacks.model import Runner

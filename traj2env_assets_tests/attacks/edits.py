@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from traj2env_assets.docker_engine.controls import AgentAction
+from traj2env_assets.verification.controls import AgentAction
 from traj2env_assets_tests.attacks.model import (
     PYTHON_RUNNERS,
     WORKSPACE,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 from textwrap import dedent
 
-from traj2env_assets.docker_engine.controls import AgentAction
+from traj2env_assets.verification.controls import AgentAction
 from traj2env_assets_tests.attacks.model import (
     PYTHON_RUNNERS,
     Attack,

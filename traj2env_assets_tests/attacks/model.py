@@ -2,9 +2,9 @@
 
 An :class:`Attack` is written against the three bundled sample projects (see
 :data:`SAMPLE_PROJECTS`): for each project it targets it builds an
-:class:`~traj2env_assets.docker_engine.controls.AgentAction` from what an agent sees in
+:class:`~traj2env_assets.verification.controls.AgentAction` from what an agent sees in
 ``/workspace`` (the task's ``environment/workspace``). :meth:`Attack.control` turns it into
-a trial-matrix :class:`~traj2env_assets.docker_engine.controls.Control` whose expected
+a trial-matrix :class:`~traj2env_assets.verification.controls.Control` whose expected
 reward is 0: none of them applies the fix.
 """
 
@@ -18,7 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 from textwrap import dedent
 
-from traj2env_assets.docker_engine.controls import AgentAction, Control
+from traj2env_assets.verification.controls import AgentAction, Control
 
 WORKSPACE = "/workspace"
 

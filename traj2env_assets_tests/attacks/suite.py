@@ -15,10 +15,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.controls import ReferenceControl
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.sandbox import ExecOutcome, exec_with_deadline, put_files, sandbox
-from traj2env_assets.docker_engine.trial import TrialResult, TrialTask
+from traj2env_assets.verification.controls import ReferenceControl
+from traj2env_assets.verification.trial import TrialResult, TrialTask, run_matrix
 from traj2env_assets_tests.attacks.model import WORKSPACE, Attack, AttackControl, Runner
 
 # How naive verifiers would run each sample project's tests: its recorded check, and for
@@ -64,7 +64,7 @@ class SuiteRun(BaseModel):
 
 def build_tasks(engine: DockerEngine, tasks: Mapping[Runner, Path]) -> dict[Runner, TrialTask]:
     return {
-        runner: engine.trial_task(engine.build(task_dir / "environment"), task_dir)
+        runner: TrialTask(image=engine.build(task_dir / "environment").tag, task_dir=task_dir)
         for runner, task_dir in tasks.items()
     }
 
@@ -85,7 +85,7 @@ def run_suite(
             ReferenceControl(),
             *(attack.control(runner) for attack in attacks.get(runner, ())),
         ]
-        matrix = engine.run_matrix(trial_task, controls, parallelism=parallelism)
+        matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
         reference, *results = matrix.results
         references[runner] = reference
         for control, result in zip(controls[1:], results, strict=True):

@@ -17,8 +17,8 @@ import pytest
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.docker_engine.prune import leftovers
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.harbor.writer import WrittenTask, write_task
+from traj2env_assets.verification.trial import TrialTask
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.docker.sample_tasks import build_task, node_task, python_task
 
@@ -71,9 +71,9 @@ def node_image(engine: DockerEngine, node_written: WrittenTask) -> BuiltImage:
 
 @pytest.fixture(scope="session")
 def python_trial(python_image: BuiltImage, python_written: WrittenTask) -> TrialTask:
-    return DockerEngine.trial_task(python_image, python_written.path)
+    return TrialTask(image=python_image.tag, task_dir=python_written.path)
 
 
 @pytest.fixture(scope="session")
 def node_trial(node_image: BuiltImage, node_written: WrittenTask) -> TrialTask:
-    return DockerEngine.trial_task(node_image, node_written.path)
+    return TrialTask(image=node_image.tag, task_dir=node_written.path)

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.image_build import BuiltImage
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
+from traj2env_assets.verification.controls import (
     DEFAULT_CONTROLS,
     AgentAction,
     Control,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.image_build import BuiltImage
-from traj2env_assets.docker_engine.trial import MatrixResult
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
+from traj2env_assets.verification.trial import MatrixResult, TrialTask, run_matrix
 from traj2env_assets_tests.docker.gating import write_gated_task
 from traj2env_assets_tests.gate.projects import AFTER, BEFORE, TESTS
 from traj2env_assets_tests.gate.test_gate_verdict import HONEST
@@ -110,7 +110,9 @@ def matrix(engine: DockerEngine, gated: tuple[Path, BuiltImage, dict]) -> Matrix
         Submission("read_the_answers", READ_THE_ANSWERS),
         *(control for control in DEFAULT_CONTROLS if control.name in ("expected_from_caller", "always_equal")),
     ]
-    return engine.run_matrix(engine.trial_task(image, task_dir), controls, parallelism=2)
+    return run_matrix(
+        engine.client, TrialTask(image=image.tag, task_dir=task_dir), controls, engine.trial_settings(), parallelism=2
+    )
 
 
 def test_calibration_in_the_image_covers_every_tracked_test(gated: tuple[Path, BuiltImage, dict]) -> None:

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.families.extend.candidates import ExtendCandidate
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -81,8 +81,12 @@ def test_one_strong_test_with_a_declared_dependency_makes_a_task_no_shortcut_pas
     assert (verdict.facts["new_tests"], verdict.facts["discriminating_tests"]) == (1, 1)
     assert verdict.facts["mutants"] >= 5 and verdict.facts["kill_rate"] >= 0.8
 
-    matrix = engine.run_matrix(
-        TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=tag, task_dir=task_dir),
+        family.controls(candidate),
+        engine.trial_settings(),
+        parallelism=2,
     )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0
@@ -126,8 +130,12 @@ def test_an_existing_test_failing_before_and_after_the_request_is_left_out_and_t
     calibrated = family.calibrated_spec(candidate, spec, verdict)
     assert calibrated.tests is not None and calibrated.tests.gate_test_ids == ["tests/test_shapes.py::test_area"]
     written = write_task(calibrated, tmp_path / "calibrated")
-    matrix = engine.run_matrix(
-        TrialTask(image=tag, task_dir=written.path), controls=family.controls(candidate), parallelism=2
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=tag, task_dir=written.path),
+        family.controls(candidate),
+        engine.trial_settings(),
+        parallelism=2,
     )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import ProbeResult, TaskSource
 from traj2env_assets.families.extend.candidates import (
     ExtendCandidate,
@@ -19,6 +18,7 @@ from traj2env_assets.families.extend.candidates import (
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -57,8 +57,12 @@ def test_recorded_extend_task_calibrates_and_passes_its_trial_matrix(engine: Doc
     assert verdict.facts["mutants"] == 22 and verdict.facts["kill_rate"] >= 0.5
     print(f"calibration: {time.monotonic() - started:.1f} s; {verdict.facts}")
 
-    matrix = engine.run_matrix(
-        TrialTask(image=tag, task_dir=task_dir), controls=family.controls(candidate), parallelism=2
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=tag, task_dir=task_dir),
+        family.controls(candidate),
+        engine.trial_settings(),
+        parallelism=2,
     )
     rewards = matrix.rewards()
     assert rewards.pop("reference") == 1.0

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.example_run import run_examples
 from traj2env_assets_tests.gate import printing_session as session
 from traj2env_assets_tests.gate.projects import TILL_SPECIAL_CASED
@@ -61,9 +62,11 @@ def test_the_task_is_published_with_its_printing_judged(published: tuple[dict, P
 def test_special_casing_the_printed_tests_scores_0(engine: DockerEngine, published: tuple[dict, Path]) -> None:
     _, task = published
     image = engine.build(task / "environment")
-    matrix = engine.run_matrix(
-        engine.trial_task(image, task),
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=image.tag, task_dir=task),
         [ReferenceControl(), NoopControl(), SpecialCased()],
+        engine.trial_settings(),
         parallelism=2,
     )
     rewards = matrix.rewards()

@@ -26,7 +26,7 @@ import pytest
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-RUNNER = Path(__file__).resolve().parents[2] / "traj2env_assets" / "harbor" / "verifier_files" / "run_pytest.py"
+RUNNER = Path(__file__).resolve().parents[2] / "traj2env_assets" / "verification" / "verifier_files" / "run_pytest.py"
 SITE = "/usr/local/lib/python3.13/dist-packages"
 INSTALLED_HOOK = f"{SITE}/hookpkg/__init__.py"
 CHANGED = "entry_point_changed: builtins.__import__"

@@ -8,7 +8,10 @@ from pathlib import Path
 import docker
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.labels import CONTROL_LABEL
+from traj2env_assets.docker_engine.sandbox import ContainerLimits, exec_with_deadline, put_files, sandbox
+from traj2env_assets.verification.controls import (
     DEFAULT_CONTROLS,
     AgentAction,
     Control,
@@ -16,10 +19,7 @@ from traj2env_assets.docker_engine.controls import (
     ForgeRewardControl,
     PytestHookControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.labels import CONTROL_LABEL
-from traj2env_assets.docker_engine.sandbox import ContainerLimits, exec_with_deadline, put_files, sandbox
-from traj2env_assets.docker_engine.trial import (
+from traj2env_assets.verification.trial import (
     RUN_LABEL,
     TrialTask,
     run_matrix,
@@ -62,7 +62,7 @@ class InterruptingControl(Control):
 def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, python_trial: TrialTask
 ) -> None:
-    matrix = engine.run_matrix(python_trial, parallelism=2)
+    matrix = run_matrix(engine.client, python_trial, settings=engine.trial_settings(), parallelism=2)
     assert matrix.rewards() == EXPECTED
     assert matrix.passed
     verdicts = {result.control: result.verdict for result in matrix.results}
@@ -93,7 +93,7 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
 def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, node_trial: TrialTask
 ) -> None:
-    matrix = engine.run_matrix(node_trial, parallelism=2)
+    matrix = run_matrix(engine.client, node_trial, settings=engine.trial_settings(), parallelism=2)
     applicable = [control for control in DEFAULT_CONTROLS if control.applies_to(node_trial.task_dir)]
     assert {"stdlib_shadow", "always_equal", "import_hook"}.isdisjoint(control.name for control in applicable)
     assert matrix.rewards() == {control.name: control.expected_reward for control in applicable}
@@ -172,7 +172,7 @@ def test_only_the_submission_leaves_the_agent_container(engine: DockerEngine, py
         "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
         "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py",
     )
-    result = engine.run_trial(python_trial, control)
+    result = run_trial(engine.client, python_trial, control, engine.trial_settings())
     assert result.reward == 0.0
     assert result.verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import AgentAction, Control
+from traj2env_assets.verification.controls import AgentAction, Control
 
 
 class SubmitFiles(Control):

@@ -548,7 +548,7 @@ def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: lis
     (tmp_path / "gate.txt").write_text("".join(f"{g}\n" for g in gate))
     (tmp_path / "sentinels.txt").write_text("")
     (tmp_path / "tamper.json").write_text('{"findings": []}')
-    script = resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py"
+    script = resources.files("traj2env_assets.verification") / "verifier_files" / "verdict.py"
     subprocess.run(
         [
             sys.executable,

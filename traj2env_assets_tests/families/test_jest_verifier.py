@@ -9,14 +9,14 @@ from __future__ import annotations
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS
+from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -144,7 +144,12 @@ def test_calibration_reproduces_the_recorded_failure_in_the_image(jest_task) -> 
 
 def test_reference_scores_one_and_every_default_control_zero(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
-    matrix = engine.run_matrix(TrialTask(image=jest_task["image"].tag, task_dir=task.path), DEFAULT_CONTROLS)
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=jest_task["image"].tag, task_dir=task.path),
+        DEFAULT_CONTROLS,
+        engine.trial_settings(),
+    )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
     assert rewards["reference"] == 1.0, reasons
@@ -155,7 +160,9 @@ def test_reference_scores_one_and_every_default_control_zero(jest_task) -> None:
 def test_forging_jests_results_scores_zero(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
-    forged = engine.run_trial(trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
+    forged = run_trial(
+        engine.client, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}), engine.trial_settings()
+    )
     verdict = forged.verdict
     # The static check names the patched global first; behind it, the run itself shows the
     # forgery: records in the pipe without the key, or a must-fail sentinel passing.
@@ -168,7 +175,12 @@ def test_forging_jests_results_scores_zero(jest_task) -> None:
 def test_a_global_setup_named_by_the_projects_jest_config_is_not_run(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
-    result = engine.run_trial(trial, SubmitFiles({"/workspace/jest.setup.js": FORGING_GLOBAL_SETUP.encode()}))
+    result = run_trial(
+        engine.client,
+        trial,
+        SubmitFiles({"/workspace/jest.setup.js": FORGING_GLOBAL_SETUP.encode()}),
+        engine.trial_settings(),
+    )
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []
     assert result.verdict["tracked"] == {"calc.test.js::calc > adds two numbers": "failed"}

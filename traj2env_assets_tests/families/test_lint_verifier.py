@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import LINT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import (
     CHECK_PROBE,
@@ -19,6 +17,8 @@ from traj2env_assets.families.repair.family import (
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.controls import LINT_CONTROLS
+from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -89,7 +89,12 @@ def test_the_image_reproduces_the_recorded_diagnostics_offline_and_the_reference
 
 def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
     engine, task = mypy_task["engine"], mypy_task["task"]
-    matrix = engine.run_matrix(TrialTask(image=mypy_task["image"].tag, task_dir=task.path), LINT_CONTROLS)
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=mypy_task["image"].tag, task_dir=task.path),
+        LINT_CONTROLS,
+        engine.trial_settings(),
+    )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
     assert rewards == {
@@ -109,8 +114,11 @@ def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
 def test_renaming_the_reported_function_away_scores_zero(mypy_task) -> None:
     engine, task = mypy_task["engine"], mypy_task["task"]
     trial = TrialTask(image=mypy_task["image"].tag, task_dir=task.path)
-    moved = engine.run_trial(
-        trial, SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()})
+    moved = run_trial(
+        engine.client,
+        trial,
+        SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()}),
+        engine.trial_settings(),
     )
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == ["describe"]

@@ -11,14 +11,14 @@ from __future__ import annotations
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS
+from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -150,7 +150,12 @@ def test_calibration_reproduces_the_recorded_failure_in_the_image(mocha_task) ->
 
 def test_reference_scores_one_and_every_default_control_zero(mocha_task) -> None:
     engine, task = mocha_task["engine"], mocha_task["task"]
-    matrix = engine.run_matrix(TrialTask(image=mocha_task["image"].tag, task_dir=task.path), DEFAULT_CONTROLS)
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=mocha_task["image"].tag, task_dir=task.path),
+        DEFAULT_CONTROLS,
+        engine.trial_settings(),
+    )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
     assert rewards["reference"] == 1.0, reasons
@@ -164,7 +169,9 @@ def test_reference_scores_one_and_every_default_control_zero(mocha_task) -> None
 def test_forging_mochas_results_scores_zero(mocha_task) -> None:
     engine, task = mocha_task["engine"], mocha_task["task"]
     trial = TrialTask(image=mocha_task["image"].tag, task_dir=task.path)
-    forged = engine.run_trial(trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
+    forged = run_trial(
+        engine.client, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}), engine.trial_settings()
+    )
     verdict = forged.verdict
     # The static check names the patched global and the descriptor reads first; behind it,
     # the run itself shows the forgery: no record signed without the key reached the
@@ -179,7 +186,7 @@ def test_a_mocharc_requiring_code_into_mochas_process_is_not_loaded(mocha_task) 
     engine, task = mocha_task["engine"], mocha_task["task"]
     trial = TrialTask(image=mocha_task["image"].tag, task_dir=task.path)
     files = {"/workspace/.mocharc.json": MOCHARC.encode(), "/workspace/forge.cjs": FORGE.encode()}
-    result = engine.run_trial(trial, SubmitFiles(files))
+    result = run_trial(engine.client, trial, SubmitFiles(files), engine.trial_settings())
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []
     assert result.verdict["tracked"] == {"test/calc.test.js::calc > adds two numbers": "failed"}

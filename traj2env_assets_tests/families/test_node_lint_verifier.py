@@ -10,9 +10,7 @@ import json
 import pytest
 
 from traj2env_assets.checks import parse_check_result, recognise_check
-from traj2env_assets.docker_engine.controls import LINT_CONTROLS
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import (
     CHECK_PROBE,
@@ -22,6 +20,8 @@ from traj2env_assets.families.repair.family import (
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.controls import LINT_CONTROLS
+from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -184,7 +184,12 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
     extra = node_lint_task["case"].get("controls", {})
     controls = RepairFamily().controls(node_lint_task["candidate"])
     assert [control.name for control in controls] == [control.name for control in LINT_CONTROLS] + sorted(extra)
-    matrix = engine.run_matrix(TrialTask(image=node_lint_task["image"].tag, task_dir=task.path), controls)
+    matrix = run_matrix(
+        engine.client,
+        TrialTask(image=node_lint_task["image"].tag, task_dir=task.path),
+        controls,
+        engine.trial_settings(),
+    )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
     assert rewards == {
@@ -206,14 +211,22 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
 def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_task) -> None:
     engine, task, case = node_lint_task["engine"], node_lint_task["task"], node_lint_task["case"]
     trial = TrialTask(image=node_lint_task["image"].tag, task_dir=task.path)
-    silenced = engine.run_trial(
-        trial, SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()})
+    silenced = run_trial(
+        engine.client,
+        trial,
+        SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()}),
+        engine.trial_settings(),
     )
     assert (silenced.reward, silenced.verdict["reason"]) == (0.0, "tamper_detected")
     assert silenced.verdict["tamper_findings"][0]["kind"] == case.get("silenced_kind", "suppression_added")
     ((path, text),) = case["fixed"].items()
     renamed = text.replace("function area", "function areaOf").replace("area(width", "areaOf(width")
     gutted, names = case.get("gutted", ({path: renamed}, ["area"]))
-    moved = engine.run_trial(trial, SubmitFiles({f"/workspace/{p}": t.encode() for p, t in gutted.items()}))
+    moved = run_trial(
+        engine.client,
+        trial,
+        SubmitFiles({f"/workspace/{p}": t.encode() for p, t in gutted.items()}),
+        engine.trial_settings(),
+    )
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == names

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import (
     RepairCandidate,
     mine_repair_candidates,
@@ -33,6 +32,7 @@ from traj2env_assets.families.repair.family import (
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.verification.trial import TrialTask, run_trial
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.families.controls import SubmitFiles
 from traj2env_assets_tests.formats.logs import (
@@ -139,17 +139,21 @@ def test_the_check_runs_as_recorded_in_calibration_and_in_the_verifier(
 
     # The verifier: the reference scores 1, the untouched project 0.
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
-    reference = engine.run_trial(trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}))
+    reference = run_trial(
+        engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}), engine.trial_settings()
+    )
     assert reference.reward == 1.0, reference.test_output_tail
     assert reference.verdict is not None and reference.verdict["tracked"] == {tracked: "passed"}
-    no_op = engine.run_trial(trial_task, SubmitFiles({}))
+    no_op = run_trial(engine.client, trial_task, SubmitFiles({}), engine.trial_settings())
     assert no_op.reward == 0.0 and no_op.verdict is not None
     assert no_op.verdict["reason"] == "check_failed"
     assert no_op.verdict["tracked"] == {tracked: "failed"}
     # Half a fix of a file that failed to import: it collects, one of its tests fails.
     if tracked == "tests/test_calc.py":
         half = FIXED.replace("a * b", "a + b")
-        partial = engine.run_trial(trial_task, SubmitFiles({"/workspace/pkg/calc.py": half.encode()}))
+        partial = run_trial(
+            engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": half.encode()}), engine.trial_settings()
+        )
         assert partial.reward == 0.0 and partial.verdict is not None
         assert partial.verdict["tracked"] == {tracked: "failed"}, json.dumps(partial.verdict)
 
@@ -205,10 +209,12 @@ def test_a_test_the_image_fails_with_the_reference_too_is_deselected_and_the_res
 
     # The verifier runs the check without that test: the reference scores 1, a no-op 0.
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
-    reference = engine.run_trial(trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}))
+    reference = run_trial(
+        engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}), engine.trial_settings()
+    )
     assert reference.reward == 1.0, reference.test_output_tail
     assert reference.verdict is not None and reference.verdict["tracked"] == {"tests/test_calc.py": "passed"}
     assert "test_profile" not in json.dumps(reference.verdict)
-    no_op = engine.run_trial(trial_task, SubmitFiles({}))
+    no_op = run_trial(engine.client, trial_task, SubmitFiles({}), engine.trial_settings())
     assert no_op.reward == 0.0 and no_op.verdict is not None
     assert no_op.verdict["tracked"] == {"tests/test_calc.py": "failed"}

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialTask
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import repair_task_spec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.verification.trial import TrialTask, run_trial
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
 from traj2env_assets_tests.families.controls import SubmitFiles
 
@@ -31,13 +31,20 @@ def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -
     regression = fixed.replace("return sum(end - start", "return 1 + sum(end - start")
     assert regression != fixed
 
-    broken = engine.run_trial(trial_task, SubmitFiles({"/workspace/intervals.py": regression.encode()}))
+    broken = run_trial(
+        engine.client,
+        trial_task,
+        SubmitFiles({"/workspace/intervals.py": regression.encode()}),
+        engine.trial_settings(),
+    )
     assert broken.reward == 0.0
     assert broken.verdict["reason"] == "check_failed"
     assert broken.verdict["failed"] == ["tests/test_intervals.py::test_covered_length_counts_overlap_once"]
     assert set(broken.verdict["tracked"].values()) == {"passed"}
 
-    honest = engine.run_trial(trial_task, SubmitFiles({"/workspace/intervals.py": fixed.encode()}))
+    honest = run_trial(
+        engine.client, trial_task, SubmitFiles({"/workspace/intervals.py": fixed.encode()}), engine.trial_settings()
+    )
     assert honest.reward == 1.0
 
 
@@ -67,6 +74,6 @@ def test_packages_the_submission_installs_in_the_project_never_reach_the_verifie
         files = {"/workspace/events.py": relying.encode(), where: helper}
         if where.startswith("/workspace/.venv/"):
             files["/workspace/.venv/pyvenv.cfg"] = b"home = /usr/bin\n"
-        result = engine.run_trial(trial_task, SubmitFiles(files))
+        result = run_trial(engine.client, trial_task, SubmitFiles(files), engine.trial_settings())
         assert result.reward == 0.0, where
         assert "ModuleNotFoundError: No module named 'sortkeys'" in result.test_output_tail, where

@@ -36,7 +36,7 @@ from traj2env_assets.harbor.writer import task_runner, write_task
 
 NODE = shutil.which("node")
 needs_node = pytest.mark.skipif(NODE is None, reason="needs node")
-VERIFIER_FILES = resources.files("traj2env_assets.harbor") / "verifier_files"
+VERIFIER_FILES = resources.files("traj2env_assets.verification") / "verifier_files"
 KEY = "ab" * 32
 
 CART = "export const total = (items, discount = 0) => items.reduce((a, b) => a + b, 0);\n"

@@ -93,7 +93,7 @@ def verdict(
 ) -> dict:
     harness = tmp_path / "harness"
     harness.mkdir(exist_ok=True)
-    source = resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py"
+    source = resources.files("traj2env_assets.verification") / "verifier_files" / "verdict.py"
     (harness / "verdict.py").write_bytes(source.read_bytes())
     (harness / WORKER).write_bytes(runtime_file(WORKER))
     cases, expected = gate_files(gate)

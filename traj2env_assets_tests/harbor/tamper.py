@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-VERIFIER_FILES = Path(__file__).resolve().parents[2] / "traj2env_assets" / "harbor" / "verifier_files"
+VERIFIER_FILES = Path(__file__).resolve().parents[2] / "traj2env_assets" / "verification" / "verifier_files"
 PYTHON_SCRIPT = VERIFIER_FILES / "tamper_check.py"
 NODE_SCRIPT = VERIFIER_FILES / "tamper_check.mjs"
 

@@ -31,7 +31,7 @@ TRACKED = "app/store.py: F401 `os` imported but unused\napp/store.py: F841 Local
 def _check(tmp_path: Path, changes: dict[str, str | None]) -> list[dict]:
     harness = tmp_path / "harness"
     harness.mkdir()
-    source = resources.files("traj2env_assets.harbor") / "verifier_files" / "lint_tamper_check.py"
+    source = resources.files("traj2env_assets.verification") / "verifier_files" / "lint_tamper_check.py"
     (harness / "lint_tamper_check.py").write_bytes(source.read_bytes())
     (harness / "tracked_ids.txt").write_text(TRACKED)
     pristine, work = tmp_path / "pristine", tmp_path / "work"
@@ -127,7 +127,7 @@ BUILD_TRACKED = 'src/app.js: error No matching export in "src/shapes.js" for imp
 def _build_check(tmp_path: Path, app: str, *, imports_kept: bool) -> list[dict]:
     harness, pristine, work = tmp_path / "harness", tmp_path / "pristine", tmp_path / "work"
     harness.mkdir(parents=True)
-    source = resources.files("traj2env_assets.harbor") / "verifier_files" / "lint_tamper_check.py"
+    source = resources.files("traj2env_assets.verification") / "verifier_files" / "lint_tamper_check.py"
     (harness / "lint_tamper_check.py").write_bytes(source.read_bytes())
     (harness / "tracked_ids.txt").write_text(BUILD_TRACKED)
     (pristine / "src").mkdir(parents=True)

@@ -29,7 +29,7 @@ test("flat", () => {{}});
 
 def test_nested_tests_are_reported_with_their_suites(tmp_path: Path) -> None:
     reporter = tmp_path / "node_reporter.mjs"
-    source = (resources.files("traj2env_assets.harbor") / "verifier_files" / "node_reporter.mjs").read_text()
+    source = (resources.files("traj2env_assets.verification") / "verifier_files" / "node_reporter.mjs").read_text()
     # The reporter names files relative to /workspace; here the project is tmp_path.
     reporter.write_text(
         source.replace('const PROJECT_ROOT = "/workspace";', f"const PROJECT_ROOT = {json.dumps(str(tmp_path))};")

@@ -27,7 +27,9 @@ SENTINELS = {SENTINEL_PASS: "passed", SENTINEL_FAIL: "failed", MODULE_PASS: "pas
 def _verdict(tmp_path: Path, records: list[dict], tracked: list[str], mode: str = "check") -> dict:
     tmp_path.mkdir(parents=True, exist_ok=True)
     verdict_py = tmp_path / "verdict.py"
-    verdict_py.write_bytes((resources.files("traj2env_assets.harbor") / "verifier_files" / "verdict.py").read_bytes())
+    verdict_py.write_bytes(
+        (resources.files("traj2env_assets.verification") / "verifier_files" / "verdict.py").read_bytes()
+    )
     lines = []
     for seq, record in enumerate([*records, {"kind": "integrity", "problems": []}, {"kind": "end", "exit_code": 1}], 1):
         body = json.dumps({**record, "seq": seq}, sort_keys=True)

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ReferenceControl,
 )
-from traj2env_assets.docker_engine.engine import DockerEngine
-from traj2env_assets.docker_engine.trial import TrialResult
+from traj2env_assets.verification.trial import TrialResult, TrialTask, run_matrix
 from traj2env_assets_tests.docker.conftest import engine  # noqa: F401 - the shared real-engine fixture
 from traj2env_assets_tests.example_run import ExampleRun
 from traj2env_assets_tests.honest.solutions import SOLUTIONS
@@ -51,8 +51,8 @@ def results(engine: DockerEngine, example_run: ExampleRun) -> dict[str, list[Tri
         task_dir = example_run.published(FAMILY[session], f"claude-code/{session}.jsonl")
         assert task_dir is not None, f"no {FAMILY[session]} task published for {session}"
         controls = [ReferenceControl(), *(HonestSolution(name, files) for name, files in variants.items())]
-        trial_task = engine.trial_task(engine.build(task_dir / "environment"), task_dir)
-        found[session] = engine.run_matrix(trial_task, controls, parallelism=3).results
+        trial_task = TrialTask(image=engine.build(task_dir / "environment").tag, task_dir=task_dir)
+        found[session] = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=3).results
     return found
 
 

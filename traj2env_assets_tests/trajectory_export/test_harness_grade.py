@@ -7,9 +7,9 @@ import json
 import pytest
 
 from traj2env_assets.docker_engine.sandbox import ExecOutcome
-from traj2env_assets.docker_engine.verifier import VerifierRun, parse_reward
 from traj2env_assets.trajectory_export.harness import graded_reward
 from traj2env_assets.trajectory_export.task_index import HarnessTask
+from traj2env_assets.verification.verifier import VerifierRun, parse_reward
 
 TASK = HarnessTask(
     task_id="t",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import AgentAction, Control, NoopControl
+from traj2env_assets.verification.controls import AgentAction, Control, NoopControl
 
 STUB_DIR = "/tmp/traj2env-stub"
 

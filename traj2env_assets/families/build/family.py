@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control, NoopControl, ReferenceControl
 from traj2env_assets.families.build.candidates import BuildCandidate, mine_build_candidates
 from traj2env_assets.families.build.controls import OnStub, stub_control
 from traj2env_assets.families.build.proposal import (
@@ -52,6 +51,7 @@ from traj2env_assets.mutation import (
     parse_calibration,
 )
 from traj2env_assets.quality.effort import EffortWindow
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control, NoopControl, ReferenceControl
 
 CALIBRATION_PROBE = "calibration"
 REFERENCE, STUB, MODEL_STUB, START = "reference", "stub", "model_stub", "start"

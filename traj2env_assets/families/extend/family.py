@@ -12,12 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import (
-    DEFAULT_CONTROLS,
-    AgentAction,
-    Control,
-    ReferenceControl,
-)
 from traj2env_assets.families.build.proposal import MAX_PROMPT_CHARS
 from traj2env_assets.families.contract import (
     CalibrationPlan,
@@ -42,6 +36,12 @@ from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.task import extend_task_spec
 from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
 from traj2env_assets.quality.effort import EffortWindow
+from traj2env_assets.verification.controls import (
+    DEFAULT_CONTROLS,
+    AgentAction,
+    Control,
+    ReferenceControl,
+)
 
 
 def _rendered(files: Mapping[str, str]) -> str:

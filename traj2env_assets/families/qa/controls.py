@@ -2,7 +2,7 @@
 
 Each control writes ``/workdir/answer.txt`` in the agent's container (or not); only that
 file crosses into the verifier. Expected rewards follow the grader's rules
-(``harbor/verifier_files/grade_answer.py``):
+(``verification/verifier_files/grade_answer.py``):
 
 - ``reference`` 1: ``solve.sh`` runs the reference program on the pinned data;
 - ``noop`` 0: no answer file; ``empty_answer`` 0: an empty one;
@@ -24,16 +24,16 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from traj2env_assets.docker_engine.controls import (
+from traj2env_assets.harbor.scripts import GOLD_FILE, HARNESS_DIR
+from traj2env_assets.harbor.task_spec import ANSWER_FILE
+from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
     ForgeRewardControl,
     NoopControl,
     ReferenceControl,
 )
-from traj2env_assets.harbor.scripts import GOLD_FILE, HARNESS_DIR
-from traj2env_assets.harbor.task_spec import ANSWER_FILE
-from traj2env_assets.harbor.verifier_files.grade_answer import parse_decimal
+from traj2env_assets.verification.verifier_files.grade_answer import parse_decimal
 
 
 def gold_of(task_dir: Path) -> tuple[str, str]:

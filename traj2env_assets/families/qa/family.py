@@ -20,8 +20,6 @@ import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 
-from traj2env_assets.docker_engine.controls import Control
-from traj2env_assets.docker_engine.trial import QA_SUBMISSION
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -45,6 +43,8 @@ from traj2env_assets.families.qa.wheels import WheelsUnavailable, analysis_wheel
 from traj2env_assets.harbor.scripts import REFERENCE_PROGRAM
 from traj2env_assets.harbor.task_spec import ANSWER_FILE, ANSWER_WORKDIR, TaskSpec
 from traj2env_assets.harbor.writer import ANSWER_GRADER
+from traj2env_assets.verification.controls import Control
+from traj2env_assets.verification.trial import QA_SUBMISSION
 
 REFERENCE_PROBE = "reference"
 PROBE_DIR = "/tmp/traj2env-calibration"
@@ -104,7 +104,7 @@ class QaFamily(Family[QaCandidate, QaProposal]):
         """The reference program on the pinned data, graded in the image by the task's own grader."""
         assert spec.answer is not None
         gold = json.dumps({"kind": spec.answer.kind, "answer": spec.answer.gold}).encode()
-        grader = (resources.files("traj2env_assets.harbor") / "verifier_files" / ANSWER_GRADER).read_bytes()
+        grader = (resources.files("traj2env_assets.verification") / "verifier_files" / ANSWER_GRADER).read_bytes()
         script = (
             f"python3 {PROBE_DIR}/reference.py > {ANSWER_FILE} 2> {PROBE_DIR}/errors "
             f"|| {{ cat {PROBE_DIR}/errors; exit 1; }}\n"

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from traj2env_assets.families.contract import CandidateRejected
 from traj2env_assets.harbor.task_spec import AnswerKind
-from traj2env_assets.harbor.verifier_files.grade_answer import GoldError, check_gold, normalize_label
+from traj2env_assets.verification.verifier_files.grade_answer import GoldError, check_gold, normalize_label
 
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 

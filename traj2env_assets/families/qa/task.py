@@ -4,7 +4,7 @@ The image: Python 3.13 with the analysis wheels installed offline (each sha256 c
 the pinned input files under ``/workdir/data/<file name>`` (each sha256 checked, read
 only), the agent's working directory ``/workdir``. The reference solution is the
 model's program, run by ``solve.sh`` into ``/workdir/answer.txt``; the verifier grades
-that file alone (``harbor/verifier_files/grade_answer.py``).
+that file alone (``verification/verifier_files/grade_answer.py``).
 """
 
 from __future__ import annotations

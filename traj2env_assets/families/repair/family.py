@@ -30,12 +30,6 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from traj2env_assets.checks import image_argv, image_pythonpath, parse_check_result
-from traj2env_assets.docker_engine.controls import (
-    BUILD_CONTROLS,
-    DEFAULT_CONTROLS,
-    LINT_CONTROLS,
-    Control,
-)
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -69,6 +63,12 @@ from traj2env_assets.families.repair.task import (
 )
 from traj2env_assets.harbor.task_spec import IMPORTS_KEPT_TOOLS, WORKSPACE, TaskSpec
 from traj2env_assets.quality.effort import EffortWindow
+from traj2env_assets.verification.controls import (
+    BUILD_CONTROLS,
+    DEFAULT_CONTROLS,
+    LINT_CONTROLS,
+    Control,
+)
 
 CHECK_PROBE = "check"
 # The check's failing ids in the image that the task tracks (final tests only).

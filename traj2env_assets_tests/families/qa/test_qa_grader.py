@@ -1,4 +1,4 @@
-"""The qa grader's rules, case by case (harbor/verifier_files/grade_answer.py)."""
+"""The qa grader's rules, case by case (verification/verifier_files/grade_answer.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets.harbor.verifier_files import grade_answer
-from traj2env_assets.harbor.verifier_files.grade_answer import GoldError, check_gold, decode_answer, grade, verdict
+from traj2env_assets.verification.verifier_files import grade_answer
+from traj2env_assets.verification.verifier_files.grade_answer import (
+    GoldError,
+    check_gold,
+    decode_answer,
+    grade,
+    verdict,
+)
 
 GRADER = Path(grade_answer.__file__)
 

@@ -15,8 +15,8 @@ from traj2env_assets.families.qa.task import qa_task_spec
 from traj2env_assets.families.qa.wheels import Wheel, WheelSet
 from traj2env_assets.harbor.task_spec import AnswerSpec, TaskSpec, VerifierSpec
 from traj2env_assets.harbor.validation import harbor_problems
-from traj2env_assets.harbor.verifier_files.grade_answer import grade
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.verification.verifier_files.grade_answer import grade
 
 
 def _file(path: Path, content: bytes) -> tuple[Path, str]:

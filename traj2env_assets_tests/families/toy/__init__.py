@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from traj2env_assets.docker_engine.controls import Control, NoopControl, ReferenceControl
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -28,6 +27,7 @@ from traj2env_assets.families.contract import (
 )
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.sources import safe_key
+from traj2env_assets.verification.controls import Control, NoopControl, ReferenceControl
 
 STUB = "def greet(name):\n    raise NotImplementedError\n"
 

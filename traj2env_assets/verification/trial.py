@@ -17,7 +17,7 @@ the matrix run id and sweeps that label if it is interrupted.
 Usage::
 
     task = TrialTask(image=image.tag, task_dir=written.path)
-    matrix = run_matrix(client, task, parallelism=2)
+    matrix = run_matrix(engine.client, task, settings=engine.trial_settings(), parallelism=2)
     matrix.passed, [(r.control, r.reward) for r in matrix.results]
 """
 
@@ -34,13 +34,12 @@ from typing import IO, Any
 
 import docker
 from docker.models.containers import Container
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from traj2env_assets.docker_engine.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import (
-    ContainerLimits,
     ExecOutcome,
+    TrialSettings,
     copy_out,
     exec_with_deadline,
     kill_quietly,
@@ -50,8 +49,9 @@ from traj2env_assets.docker_engine.sandbox import (
     sanitized,
     start_container,
 )
-from traj2env_assets.docker_engine.verifier import run_verifier
 from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
+from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
+from traj2env_assets.verification.verifier import run_verifier
 
 RUN_LABEL = "traj2env.trial_run"
 PROJECT_SUBMISSION = WORKSPACE
@@ -62,14 +62,6 @@ class TrialTask(BaseModel):
     image: str
     task_dir: Path
     submission_path: str = PROJECT_SUBMISSION
-
-
-class TrialSettings(BaseModel):
-    limits: ContainerLimits = Field(default_factory=ContainerLimits)
-    # Extra labels on every container, e.g. to tell one test session's containers apart.
-    labels: dict[str, str] = Field(default_factory=dict)
-    agent_timeout_s: float = 600
-    verifier_timeout_s: float = 600
 
 
 class TrialResult(BaseModel):
