@@ -17,7 +17,7 @@ from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.families.qa.family import QaFamily
 from traj2env_assets.families.repair.family import RepairFamily
 
-FAMILIES: tuple[Family, ...] = (RepairFamily(), BuildFamily(), ExtendFamily(), QaFamily())
+REGISTERED: tuple[Family, ...] = (RepairFamily(), BuildFamily(), ExtendFamily(), QaFamily())
 # Named in the product spec; each becomes an error-free option when its folder lands.
 PLANNED_FAMILIES: tuple[str, ...] = ()
 
@@ -65,17 +65,4 @@ class Families:
 
 def registered_families() -> Families:
     """Every registered family: what a composition root hands down unless told otherwise."""
-    return Families(FAMILIES)
-
-
-def implemented_names() -> list[str]:
-    return registered_families().names()
-
-
-def family_named(name: str) -> Family:
-    return registered_families().by_name(name)
-
-
-def selected_families(names: Sequence[str]) -> list[Family]:
-    """The registered families among ``names``, in registry order; an unknown name is an error."""
-    return list(registered_families().selected(names))
+    return Families(REGISTERED)
