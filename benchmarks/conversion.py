@@ -47,7 +47,7 @@ from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import TRAJECTORIES
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
 from traj2env_assets.formats.stage import convert_partition
@@ -61,7 +61,8 @@ from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 # The real logs live outside the repository (traj2env_assets_tests/corpus); their rows are left out where absent.
 REAL = corpus_folder("real")
 # The stages that run a whole batch of partitions in one run (single-run backfill policy).
-CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, candidates_asset(family_named("repair"))]
+REPAIR = registered_families().by_name("repair")
+CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, candidates_asset(REPAIR)]
 REPEATS = 15
 TARGET_RATIO = 3.0
 FLAT_AGENTS = 5
@@ -354,7 +355,7 @@ def dagster_overhead(corpus: Path) -> None:
             convert_partition(plain_ws, key)
             scan_partition(plain_ws, key)
             replay_partition(plain_ws, key)
-            mine_partition(plain_ws, family_named("repair"), key)
+            mine_partition(plain_ws, REPAIR, key)
         plain = time.perf_counter() - start
 
         dagster_ws = Workspace(root=root / "dagster")

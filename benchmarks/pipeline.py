@@ -335,7 +335,7 @@ class LoopRun:
 def run_loop(config: Path, workspace: Path) -> LoopRun:
     """The cheap stages' core functions over every registered file, stage after stage."""
     from traj2env_assets.config import RunSettings, load_run_config
-    from traj2env_assets.families.registry import selected_families
+    from traj2env_assets.families.registry import registered_families
     from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.replay import replay_partition
@@ -360,7 +360,7 @@ def run_loop(config: Path, workspace: Path) -> LoopRun:
         ),
         ("replay", lambda key: replay_partition(space, key, repositories=settings.source.repositories)),
     ]
-    for family in selected_families(options.families):
+    for family in registered_families().selected(options.families):
         work.append(
             (f"mining ({family.name})", functools.partial(lambda f, key: mine_partition(space, f, key), family))
         )

@@ -32,7 +32,7 @@ from traj2env_assets.cli import main
 from traj2env_assets.config import RunSettings, load_run_config
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import context_hash
-from traj2env_assets.families.registry import selected_families
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.lifecycle.images import stage_task
 from traj2env_assets.lifecycle.mining import mine_partition
@@ -65,12 +65,12 @@ def _sample_image_tags(config: Path, scratch: Path, engine: DockerEngine) -> set
         convert_partition(workspace, key)
         scan_partition(workspace, key, enabled=settings.options.scan)
         replay_partition(workspace, key)
-        for family in selected_families(settings.options.families):
+        for family in registered_families().selected(settings.options.families):
             mine_partition(workspace, family, key)
             for status in partition_statuses(workspace, family.name, key):
                 if status.drop is not None:
                     continue
-                staged = stage_task(workspace, status, settings.output.org)
+                staged = stage_task(workspace, family, status, settings.output.org)
                 if staged.drop is None and staged.image is not None:
                     environment = Path(staged.image.staged_path) / "environment"
                     tags.add(f"traj2env/env:{context_hash(engine.client, environment, engine.platform)[:32]}")

@@ -201,7 +201,7 @@ def cut_before(sample: Path, stop: Callable[[Any], bool]) -> str:
 def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | None]]:
     """Each shape's candidates' drop reasons at mining (None: live), from the cheap stages'
     core functions on a scratch workspace (seconds: no Docker, no Dagster)."""
-    from traj2env_assets.families.registry import selected_families
+    from traj2env_assets.families.registry import registered_families
     from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
@@ -227,7 +227,7 @@ def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | N
             scan_partition(space, key)
             replay_partition(space, key)
             reasons: list[str | None] = []
-            for family in selected_families(families):
+            for family in registered_families().selected(families):
                 mine_partition(space, family, key)
                 reasons += [
                     status.drop.reason if status.drop else None
@@ -667,7 +667,7 @@ def parse_counts(text: str) -> list[int]:
 def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--measure":
         sys.exit(measure(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])))
-    from traj2env_assets.families.registry import implemented_names, selected_families
+    from traj2env_assets.families.registry import registered_families
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -677,7 +677,7 @@ def main() -> None:
         help=f"comma-separated session counts, each on a fresh workspace (default {DEFAULT_COUNTS})",
     )
     parser.add_argument(
-        "--families", default=",".join(implemented_names()), help="comma-separated (default: every family)"
+        "--families", default=",".join(registered_families().names()), help="comma-separated (default: every family)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="the config's jobs option (default 1)")
     parser.add_argument(
@@ -697,7 +697,7 @@ def main() -> None:
     families = [name.strip() for name in args.families.split(",") if name.strip()]
     try:
         share_fraction(args.mine_share)
-        selected_families(families)
+        registered_families().selected(families)
     except ValueError as exc:
         parser.error(str(exc))
     print(f"load before: {_load()}  ({os.cpu_count()} cores)", flush=True)

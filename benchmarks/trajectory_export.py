@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.harbor.dataset import assign_splits, write_dataset
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.trajectory_export.export import export_spec
@@ -67,7 +68,9 @@ def export_figures(workdir: Path, count: int, engine: DockerEngine) -> Path:
     )
     wheels = download_wheelhouse(workdir / "wheelhouse")
     started = time.perf_counter()
-    summary = export_spec(dataset, workdir / "spec", wheelhouse=wheels, docker_client=engine.client)
+    summary = export_spec(
+        dataset, workdir / "spec", registered_families(), wheelhouse=wheels, docker_client=engine.client
+    )
     archive = (summary.spec_dir / BENCHMARK_DIR / TASKS_ARCHIVE).stat().st_size
     print(
         f"export: {time.perf_counter() - started:.1f} s; build context {summary.context_files} files, "

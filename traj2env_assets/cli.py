@@ -33,6 +33,7 @@ from traj2env_assets.defs.pools import apply_pool_limits
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.run_liveness import execute_locked, release_dead_work
 from traj2env_assets.docker_engine.commands import add_docker_commands
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.harbor.validate_command import add_validate_command
 from traj2env_assets.quality.review_command import add_review_command
 from traj2env_assets.quality.rollout_command import add_rollout_command
@@ -225,15 +226,16 @@ def _generate(
     apply_pool_limits(instance, options)
     # Every run of this generate shares one LLM spend ledger (and its cap).
     run_tags = {SPEND_SCOPE_TAG: f"generate-{uuid.uuid4().hex[:12]}"}
-    defs = build_definitions(PipelineResource.from_settings(settings))
+    families = registered_families()
+    defs = build_definitions(PipelineResource.from_settings(settings), families=families)
     batches = partition_batches(instance, keys, batch_size(len(keys), options.jobs))
     with StageProgress(console) as progress:
-        counter = StageCounter(workspace, progress, progress.add_task("", total=len(keys)))
+        counter = StageCounter(workspace, families.names(), progress, progress.add_task("", total=len(keys)))
         with counter.refreshing():
             if min(options.jobs, len(batches)) > 1:
                 failures = _run_batches_in_workers(settings, batches, run_tags, counter, progress, max_pool_wait_s)
             else:
-                job = pipeline_job(defs, options.families)
+                job = pipeline_job(defs, families, options.families)
                 failures = _run_batches_here(job, instance, batches, run_tags, counter, progress, max_pool_wait_s)
     execute_locked(defs.resolve_job_def(REPORT_JOB), instance, run_config=QUIET_RUN_CONFIG, tags=run_tags)
     if failures:
@@ -303,7 +305,9 @@ def _init_worker(settings: RunSettings, max_pool_wait_s: float, waiting: Queue) 
     stack = ExitStack()
     _worker_instance = stack.enter_context(dagster_instance(settings.workspace))
     _worker_waits = stack.enter_context(sleeping_pool_waits(PoolWaits(max_pool_wait_s, waiting.put)))
-    _worker_job = pipeline_job(build_definitions(PipelineResource.from_settings(settings)), settings.options.families)
+    families = registered_families()
+    defs = build_definitions(PipelineResource.from_settings(settings), families=families)
+    _worker_job = pipeline_job(defs, families, settings.options.families)
 
 
 def _run_batch_in_worker(batch: list[str], run_tags: dict[str, str]) -> list[str]:
@@ -393,7 +397,7 @@ def _generate_command(args: argparse.Namespace) -> int:
 
 def _export_command(args: argparse.Namespace) -> int:
     try:
-        summary = export_spec(args.dataset, args.out, wheelhouse=args.wheelhouse)
+        summary = export_spec(args.dataset, args.out, registered_families(), wheelhouse=args.wheelhouse)
     except (OSError, ValueError, WheelhouseError, docker.errors.DockerException) as exc:
         console.print(f"[red]error:[/red] {exc}")
         return 2

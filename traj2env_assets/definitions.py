@@ -1,4 +1,9 @@
-"""The traj2env code location: every stage asset, the jobs, the sensors and their resources."""
+"""The traj2env code location: every stage asset, the jobs, the sensors and their resources.
+
+A composition root: it chooses the families in play (every registered one unless the
+caller hands over another collection) and gives them to the assets, as the ``families``
+resource and to the factories of the per-family assets.
+"""
 
 from __future__ import annotations
 
@@ -24,15 +29,14 @@ from traj2env_assets.defs.proposals import llm_proposals_asset
 from traj2env_assets.defs.publish import published_tasks
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
-from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.defs.trajectory_spec import trajectory_spec
-from traj2env_assets.families import registry
+from traj2env_assets.families.registry import Families, registered_families
 
 
-def stage_assets() -> list[dg.AssetsDefinition]:
-    """The assets partitioned by trajectory, in stage order; one candidates asset per registered family."""
-    families = registry.FAMILIES
+def stage_assets(families: Families) -> list[dg.AssetsDefinition]:
+    """The assets partitioned by trajectory, in stage order; one candidates asset per family."""
     return [
         trajectory_atif,
         scan_verdict,
@@ -46,25 +50,31 @@ def stage_assets() -> list[dg.AssetsDefinition]:
     ]
 
 
-def pipeline_job(defs: dg.Definitions, families: list[str]) -> dg.JobDefinition:
-    """The per-trajectory job of a run of ``families``: without the candidates assets of the
-    families it leaves out, each of which would be a step per batch, and a materialization
-    per trajectory, recording only that it was not selected."""
+def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) -> dg.JobDefinition:
+    """The per-trajectory job of a run of the ``selected`` families of ``families`` (those
+    ``defs`` was built with): without the candidates assets of the families it leaves out,
+    each of which would be a step per batch, and a materialization per trajectory,
+    recording only that it was not selected."""
     job = defs.resolve_job_def(PIPELINE_JOB)
-    left_out = {dg.AssetKey(candidates_asset_name(f)) for f in registry.FAMILIES if f.name not in families}
+    left_out = {dg.AssetKey(candidates_asset_name(f)) for f in families if f.name not in selected}
     if not left_out:
         return job
-    return job.get_subset(asset_selection={key for asset in stage_assets() for key in asset.keys} - left_out)
+    return job.get_subset(asset_selection={key for asset in stage_assets(families) for key in asset.keys} - left_out)
 
 
 def build_definitions(
     pipeline: PipelineResource,
     docker_engine: DockerEngineResource | None = None,
     llm: LlmResource | None = None,
+    families: Families | None = None,
 ) -> dg.Definitions:
-    """The code location; the CLI builds it with its own settings, the UI with the environment's."""
+    """The code location; the CLI builds it with its own settings, the UI with the environment's.
+    ``families``: those in play (default: every registered one); the run's selection must be among them."""
+    families = registered_families() if families is None else families
+    # A selected name outside the collection fails here, not in the run's first step.
+    families.selected(pipeline.options().families)
     return dg.Definitions(
-        assets=[*stage_assets(), base_images, run_report, harbor_dataset, trajectory_spec],
+        assets=[*stage_assets(families), base_images, run_report, harbor_dataset, trajectory_spec],
         asset_checks=[report_matches_stage_files, no_orphaned_staging],
         sensors=[trajectory_folder_sensor, report_refresh_sensor],
         jobs=[trajectory_pipeline_job, run_report_job, base_images_job, trajectory_spec_job],
@@ -72,6 +82,7 @@ def build_definitions(
             "pipeline": pipeline,
             "docker_engine": docker_engine or DockerEngineResource(pipeline=pipeline),
             "llm": llm or LlmResource(pipeline=pipeline),
+            FAMILIES_RESOURCE: families,
             REFS_IO_MANAGER: dg.mem_io_manager,
         },
         executor=dg.in_process_executor,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from traj2env_assets.families.registry import implemented_names
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import STAGES, Stage
 from traj2env_assets.report import (
     REPORT_FILE,
@@ -74,7 +74,7 @@ def _tried(candidate: CandidateRecord) -> bool:
 def _families(report: RunReport) -> list[str]:
     names = [family for item in report.inputs for family in item.mining_skipped]
     names += [candidate.family for candidate in report.candidates]
-    return list(dict.fromkeys(names)) or implemented_names()
+    return list(dict.fromkeys(names)) or registered_families().names()
 
 
 def _family_column(report: RunReport, family: str, inputs: int, converted: int, gate: int) -> list[int]:

@@ -9,7 +9,6 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from traj2env_assets.families.contract import Fact
-from traj2env_assets.families.registry import implemented_names
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, Decision, RolloutFlag, read_manifest
 from traj2env_assets.lifecycle.status import (
@@ -120,7 +119,7 @@ class RunReport(BaseModel):
     scan_outcomes: dict[str, int] = Field(default_factory=dict)
 
 
-def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRecord:
+def input_record(workspace: Workspace, families: list[str], partition_key: str, path: str) -> InputRecord:
     record = InputRecord(path=path, partition_key=partition_key)
     conversion = read_conversion(workspace, partition_key)
     if conversion is not None:
@@ -143,7 +142,7 @@ def input_record(workspace: Workspace, partition_key: str, path: str) -> InputRe
             record.status, record.reason, record.detail = "skipped", "scan_error", verdict.reason
     record.replay_fidelity = read_fidelity(workspace.stage_dir(STAGE_REPLAY, partition_key))
     record.repository = read_repository(workspace.stage_dir(STAGE_REPLAY, partition_key))
-    for family in implemented_names():
+    for family in families:
         mining = read_mining(workspace, family, partition_key)
         if mining is not None and not mining.task_ids:
             record.mining_skipped[family] = mining.skipped_reason or NO_CANDIDATE
@@ -269,15 +268,19 @@ def with_dataset_quality(report: RunReport, destination: Path) -> RunReport:
 
 
 def build_run_report(
-    workspace: Workspace, partition_keys: list[str] | None = None, llm_scope: str | None = None
+    workspace: Workspace, families: list[str], partition_keys: list[str] | None = None, llm_scope: str | None = None
 ) -> RunReport:
+    """Every input (all of them unless ``partition_keys``) and every candidate of ``families``
+    (by name: every family in play, selected by the run or not)."""
     registry = load_registry(workspace)
     keys = partition_keys if partition_keys is not None else sorted(registry.sources)
-    inputs = [input_record(workspace, key, registry.sources[key].path) for key in keys if key in registry.sources]
+    inputs = [
+        input_record(workspace, families, key, registry.sources[key].path) for key in keys if key in registry.sources
+    ]
     rejected = sorted(registry.rejected.values(), key=lambda item: item.path)
     candidates = [
         candidate_record(workspace, status)
-        for status in statuses_of(workspace, implemented_names(), [item.partition_key for item in inputs])
+        for status in statuses_of(workspace, families, [item.partition_key for item in inputs])
     ]
     _list_duplicates(candidates)
     reasons = Counter(item.reason for item in inputs if item.reason)
@@ -313,14 +316,15 @@ def _verdicts(report: RunReport) -> dict[tuple[str, str, str], tuple[str, str | 
     return {(c.family, c.partition_key, c.task_id): (c.status, c.reason) for c in report.candidates}
 
 
-def report_disagreements(workspace: Workspace, destination: Path) -> list[str]:
+def report_disagreements(workspace: Workspace, families: list[str], destination: Path) -> list[str]:
     """Where ``report.json`` disagrees with the candidates' status files (nothing when they agree)."""
     path = destination / REPORT_FILE
     if not path.is_file():
         return [f"{path} is missing"]
     written = RunReport.model_validate_json(path.read_text(encoding="utf-8"))
     fresh = with_dataset_quality(
-        build_run_report(workspace, [item.partition_key for item in written.inputs], written.llm_scope), destination
+        build_run_report(workspace, families, [item.partition_key for item in written.inputs], written.llm_scope),
+        destination,
     )
     reported, actual = _verdicts(written), _verdicts(fresh)
     differences = [

@@ -52,8 +52,8 @@ class StageCounter:
     """Counts per stage over the finished batches (counted once) and the running ones
     (re-read from the stage files every few seconds by a background thread)."""
 
-    def __init__(self, workspace: Workspace, progress: StageProgress, task: TaskID) -> None:
-        self._workspace, self._progress, self._task = workspace, progress, task
+    def __init__(self, workspace: Workspace, families: list[str], progress: StageProgress, task: TaskID) -> None:
+        self._workspace, self._families, self._progress, self._task = workspace, families, progress, task
         self._finished: Counter[str] = Counter()
         self._running: list[str] = []
         self._lock = threading.Lock()
@@ -61,7 +61,7 @@ class StageCounter:
 
     def _count(self, keys: list[str]) -> Counter[str] | None:
         try:
-            return Counter(progress_counts(build_run_report(self._workspace, keys)))
+            return Counter(progress_counts(build_run_report(self._workspace, self._families, keys)))
         except (OSError, ValidationError):
             # A stage is rewriting a candidate's files right now; the next refresh sees them.
             return None

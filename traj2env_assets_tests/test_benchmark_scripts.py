@@ -129,7 +129,7 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     import hashlib
     from fractions import Fraction
 
-    from traj2env_assets.families.registry import implemented_names, selected_families
+    from traj2env_assets.families.registry import registered_families
     from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
@@ -142,7 +142,7 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     try:
         one_in_100 = Fraction(1, 100)
         assert [sum(scale.yields_at(i, one_in_100) for i in range(n)) for n in (3, 100, 500, 1000)] == [0, 1, 5, 10]
-        families = implemented_names()
+        families = registered_families().names()
         shapes = scale.sample_shapes(families)
         assert {shape.sample.parent.name for shape in shapes.quiet} == {"atif", "claude-code", "codex", "pi"}
         assert len(shapes.yielding) == 12
@@ -171,7 +171,7 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
         scan_partition(space, key)
         assert replay_partition(space, key).outcome.status == "replayed", session.shape.name
         statuses = []
-        for family in selected_families(families):
+        for family in registered_families().selected(families):
             mine_partition(space, family, key)
             statuses += partition_statuses(space, family.name, key)
         live = [status for status in statuses if status.drop is None]

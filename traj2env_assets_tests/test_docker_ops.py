@@ -18,8 +18,11 @@ from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.docker import DockerEngineResource, permanent_unless_transient
 from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, DockerStage, docker_stage_asset
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
+from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.errors import is_transient_engine_error
+from traj2env_assets.families.contract import Family
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus
 
 REF = CandidateRef(family="repair", partition_key="k", task_id="t1")
@@ -43,7 +46,7 @@ def test_only_an_unreachable_or_failing_engine_counts_as_transient() -> None:
 def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcessResult, Counter[str]]:
     attempts: Counter[str] = Counter()
 
-    def work(pipeline: PipelineResource, docker: DockerEngineResource, ref: CandidateRef) -> CandidateStatus:
+    def work(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
         attempts[ref.task_id] += 1
         if failures:
             raise failures.pop(0)
@@ -67,7 +70,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
             pool="test_docker",
             group="test",
             description="test",
-            plan=lambda pipeline, docker, statuses: [REF],
+            plan=lambda pipeline, docker, families, statuses: [REF],
             work=work,
             work_metadata=lambda s: {},
         )
@@ -84,6 +87,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
             resources={
                 "pipeline": pipeline,
                 "docker_engine": DockerEngineResource(pipeline=pipeline),
+                FAMILIES_RESOURCE: registered_families(),
                 REFS_IO_MANAGER: dg.mem_io_manager,
             },
         )

@@ -10,6 +10,7 @@ import pytest
 
 from traj2env_assets import scan_gate
 from traj2env_assets.config import ConfigError, load_run_config
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.report import input_record
@@ -241,7 +242,7 @@ def test_blocking_evidence_reaches_report_json(tmp_path: Path) -> None:
     convert_partition(workspace, key)
     assert scan_gate.scan_partition(workspace, key).outcome == "clean"
     assert scan_gate.scan_partition(workspace, key, block=["side_channel.model_call"]).outcome == "blocked"
-    record = input_record(workspace, key, str(source / "rollout.jsonl"))
+    record = input_record(workspace, registered_families().names(), key, str(source / "rollout.jsonl"))
     assert (record.status, record.reason) == ("skipped", "gate")
     [evidence] = record.scan_blocking_evidence["side_channel.model_call"]
     assert evidence.step_id == 2 and "api.openai.com" in evidence.excerpt

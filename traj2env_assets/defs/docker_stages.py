@@ -23,6 +23,8 @@ from traj2env_assets.defs.proposals import PROPOSALS_ASSET
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.families.contract import Family
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.calibration import calibrate_candidate, plan_calibration
 from traj2env_assets.lifecycle.images import build_candidate_image, plan_images
 from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus, Stage
@@ -32,8 +34,8 @@ from traj2env_assets.verification.trial import MatrixResult
 # Candidate refs pass between the ops of one run in memory: nothing is pickled to disk.
 REFS_IO_MANAGER = "candidate_refs"
 
-Plan = Callable[[PipelineResource, DockerEngineResource, list[CandidateStatus]], list[CandidateRef]]
-Work = Callable[[PipelineResource, DockerEngine, CandidateRef], CandidateStatus]
+Plan = Callable[[PipelineResource, DockerEngineResource, Families, list[CandidateStatus]], list[CandidateRef]]
+Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef], CandidateStatus]
 WorkMetadata = Callable[[CandidateStatus], Metadata]
 
 
@@ -56,13 +58,16 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         out=dg.DynamicOut(CandidateRef, io_manager_key=REFS_IO_MANAGER),
     )
     def plan(
-        context: dg.OpExecutionContext, pipeline: PipelineResource, docker_engine: DockerEngineResource
+        context: dg.OpExecutionContext,
+        pipeline: PipelineResource,
+        docker_engine: DockerEngineResource,
+        families: dg.ResourceParam[Families],
     ) -> Iterator[dg.DynamicOutput[CandidateRef]]:
         if pipeline.options().propose_only:
             context.log.info("propose_only: no Docker work")
             return
-        statuses = [status for key in context.partition_keys for status in partition_statuses_of(pipeline, key)]
-        for ref in spec.plan(pipeline, docker_engine, statuses):
+        statuses = [s for key in context.partition_keys for s in partition_statuses_of(pipeline, families, key)]
+        for ref in spec.plan(pipeline, docker_engine, families, statuses):
             yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
 
     @dg.op(
@@ -76,10 +81,11 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         ref: CandidateRef,
         pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
+        families: dg.ResourceParam[Families],
     ) -> CandidateRef:
         with interrupts_not_retried():
             try:
-                status = spec.work(pipeline, docker_engine.engine(context.run), ref)
+                status = spec.work(pipeline, docker_engine.engine(context.run), families.by_name(ref.family), ref)
             except Exception as error:
                 raise permanent_unless_transient(error) from error
         context.log.info(f"{ref.family} {ref.task_id}: {status.state} {status.drop.reason if status.drop else ''}")
@@ -96,21 +102,26 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         done: list[CandidateRef],
         pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
+        families: dg.ResourceParam[Families],
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
         worked = set(done)
         if not pipeline.options().propose_only:
             # Candidates that shared a key with one that just ran are decided on its results;
             # those that ran keep the record their own step wrote (it says what was built).
             statuses = [
-                s for key in context.partition_keys for s in partition_statuses_of(pipeline, key) if s.ref not in worked
+                s
+                for key in context.partition_keys
+                for s in partition_statuses_of(pipeline, families, key)
+                if s.ref not in worked
             ]
-            if waiting := spec.plan(pipeline, docker_engine, statuses):
+            if waiting := spec.plan(pipeline, docker_engine, families, statuses):
                 context.log.warning(f"{spec.name}: still waiting: {[ref.task_id for ref in waiting]}")
 
         def docker_steps(statuses: list[CandidateStatus]) -> Metadata:
             return {"docker_steps": sum(1 for status in statuses if status.ref in worked)}
 
-        figures, common = stage_partition_figures(pipeline, list(context.partition_keys), spec.stage, docker_steps)
+        keys = list(context.partition_keys)
+        figures, common = stage_partition_figures(pipeline, families, keys, spec.stage, docker_steps)
         yield from partition_outputs(dg.AssetKey(spec.name), figures, common)
 
     @dg.graph_asset(
@@ -133,35 +144,37 @@ def _org(pipeline: PipelineResource) -> str:
 
 
 def _plan_images(
-    pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]
+    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
 ) -> list[CandidateRef]:
-    return plan_images(pipeline.workspace(), docker.engine(), statuses, _org(pipeline))[1]
+    return plan_images(pipeline.workspace(), families, docker.engine(), statuses, _org(pipeline))[1]
 
 
-def _build(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+def _build(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+    # The staged task holds everything the build needs: no family code runs here.
     return build_candidate_image(pipeline.workspace(), engine, ref)
 
 
 def _plan_calibration(
-    pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]
+    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
 ) -> list[CandidateRef]:
-    return plan_calibration(pipeline.workspace(), statuses, _org(pipeline))[1]
+    return plan_calibration(pipeline.workspace(), families, statuses, _org(pipeline))[1]
 
 
-def _calibrate(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
+def _calibrate(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
     # The docker_trial pool's one slot runs ``jobs`` containers at once: a candidate's probes
     # side by side as its trials are.
-    return calibrate_candidate(pipeline.workspace(), engine, ref, _org(pipeline), parallelism=pipeline.options().jobs)
+    workspace, jobs = pipeline.workspace(), pipeline.options().jobs
+    return calibrate_candidate(workspace, family, engine, ref, _org(pipeline), parallelism=jobs)
 
 
 def _plan_trials(
-    pipeline: PipelineResource, docker: DockerEngineResource, statuses: list[CandidateStatus]
+    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
 ) -> list[CandidateRef]:
-    return plan_trials(pipeline.workspace(), statuses)[1]
+    return plan_trials(pipeline.workspace(), families, statuses)[1]
 
 
-def _trial(pipeline: PipelineResource, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
-    return run_candidate_trials(pipeline.workspace(), engine, ref, parallelism=pipeline.options().jobs)
+def _trial(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+    return run_candidate_trials(pipeline.workspace(), family, engine, ref, parallelism=pipeline.options().jobs)
 
 
 def _image_metadata(status: CandidateStatus) -> Metadata:

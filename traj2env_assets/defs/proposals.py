@@ -1,6 +1,6 @@
 """Stage 5: ``llm_proposals``, one cached, budgeted model call per candidate whose family asks for one."""
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import dagster as dg
 
@@ -11,7 +11,7 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import LLM_POOL
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
-from traj2env_assets.families.contract import Family
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.proposals import propose
 from traj2env_assets.lifecycle.status import CandidateStatus
 from traj2env_assets.llm.usage import LlmUsage
@@ -23,7 +23,7 @@ def _usage(statuses: list[CandidateStatus]) -> Metadata:
     return dict(llm_usage_metadata(LlmUsage.total(s.proposal.usage for s in statuses if s.proposal)))
 
 
-def llm_proposals_asset(families: Sequence[Family]) -> dg.AssetsDefinition:
+def llm_proposals_asset(families: Families) -> dg.AssetsDefinition:
     @dg.asset(
         name=PROPOSALS_ASSET,
         partitions_def=trajectories,
@@ -43,11 +43,12 @@ def llm_proposals_asset(families: Sequence[Family]) -> dg.AssetsDefinition:
         keys = list(context.partition_keys)
         propose(
             workspace,
+            families,
             pipeline.options(),
-            [status for key in keys for status in partition_statuses_of(pipeline, key)],
+            [status for key in keys for status in partition_statuses_of(pipeline, families, key)],
             lambda: llm.client_for(context),
         )
-        figures, common = stage_partition_figures(pipeline, keys, "proposal", _usage)
+        figures, common = stage_partition_figures(pipeline, families, keys, "proposal", _usage)
         yield from partition_outputs(context.asset_key, figures, common)
 
     return llm_proposals

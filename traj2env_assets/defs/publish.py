@@ -12,6 +12,7 @@ from traj2env_assets.defs.stages import (
     partition_statuses_of,
     stage_partition_figures,
 )
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.publishing import DatasetCaps, publish, published_cards
 from traj2env_assets.lifecycle.status import CandidateStatus
 
@@ -27,13 +28,14 @@ from traj2env_assets.lifecycle.status import CandidateStatus
     "an existing task with the same id is kept (duplicate).",
 )
 def published_tasks(
-    context: dg.AssetExecutionContext, pipeline: PipelineResource
+    context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     keys = list(context.partition_keys)
     destination = pipeline.settings().output.destination
     options = pipeline.options()
     caps = DatasetCaps(per_group=options.max_tasks_per_group, per_project=options.max_tasks_per_project)
-    publish(pipeline.workspace(), destination, [s for key in keys for s in partition_statuses_of(pipeline, key)], caps)
+    statuses = [s for key in keys for s in partition_statuses_of(pipeline, families, key)]
+    publish(pipeline.workspace(), destination, statuses, caps)
 
     def metadata(statuses: list[CandidateStatus]) -> dict[str, dg.MetadataValue]:
         cards = published_cards(statuses)
@@ -41,5 +43,5 @@ def published_tasks(
         # The cards of the partition's published tasks, for review in the UI.
         return {**shown, "task_cards": dg.MetadataValue.md("\n\n---\n\n".join(cards))} if cards else shown
 
-    figures, common = stage_partition_figures(pipeline, keys, "publish", metadata)
+    figures, common = stage_partition_figures(pipeline, families, keys, "publish", metadata)
     yield from partition_outputs(context.asset_key, figures, common)

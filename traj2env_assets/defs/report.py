@@ -6,6 +6,7 @@ import dagster as dg
 
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, llm_usage_metadata
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.families.registry import Families
 from traj2env_assets.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
 from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
 from traj2env_assets.report import (
@@ -28,10 +29,13 @@ if TYPE_CHECKING:
         "the funnel per family beside it (funnel.csv, funnel.md, funnel.png)."
     ),
 )
-def run_report(context: dg.AssetExecutionContext, pipeline: PipelineResource) -> dg.MaterializeResult:
+def run_report(
+    context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
+) -> dg.MaterializeResult:
     destination = pipeline.settings().output.destination
+    scope = context.run.tags.get(SPEND_SCOPE_TAG)
     report = with_dataset_quality(
-        build_run_report(pipeline.workspace(), llm_scope=context.run.tags.get(SPEND_SCOPE_TAG)), destination
+        build_run_report(pipeline.workspace(), families.names(), llm_scope=scope), destination
     )
     path = write_run_report(report, destination)
     files = write_funnel_files(report, destination)
@@ -65,8 +69,8 @@ def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
 
 
 @dg.asset_check(asset=run_report, description="report.json agrees with the candidates' status files.")
-def report_matches_stage_files(pipeline: PipelineResource) -> dg.AssetCheckResult:
-    differences = report_disagreements(pipeline.workspace(), pipeline.settings().output.destination)
+def report_matches_stage_files(pipeline: PipelineResource, families: dg.ResourceParam[Families]) -> dg.AssetCheckResult:
+    differences = report_disagreements(pipeline.workspace(), families.names(), pipeline.settings().output.destination)
     return dg.AssetCheckResult(
         passed=not differences,
         metadata={"differences": dg.MetadataValue.md("\n".join(f"- {d}" for d in differences) or "none")},

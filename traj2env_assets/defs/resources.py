@@ -1,4 +1,8 @@
-"""The ``pipeline`` resource: the run's validated settings, shared by every stage's assets."""
+"""The ``pipeline`` resource: the run's validated settings, shared by every stage's assets.
+
+Beside it, the ``families`` resource (``FAMILIES_RESOURCE``) is the :class:`Families` in play,
+a plain object the definitions build once: every registered family, or those a test hands over.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ import dagster as dg
 from pydantic import field_validator
 
 from traj2env_assets.config import PipelineOptions, RunConfigFile, RunSettings, load_run_config
-from traj2env_assets.families.contract import Family
-from traj2env_assets.families.registry import selected_families
 from traj2env_assets.workspace import Workspace
+
+FAMILIES_RESOURCE = "families"
 
 
 @lru_cache(maxsize=16)
@@ -52,7 +56,3 @@ class PipelineResource(dg.ConfigurableResource):
 
     def workspace(self) -> Workspace:
         return Workspace(root=self.settings().workspace)
-
-    def families(self) -> list[Family]:
-        """The registered families the run selected."""
-        return selected_families(self.options().families)

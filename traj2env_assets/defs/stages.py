@@ -9,6 +9,7 @@ import dagster as dg
 from traj2env_assets.defs.materialize import Metadata, PartitionFigures
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.tables import stage_figures
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.status import CandidateStatus, Stage, statuses_of
 
 # Expensive stages run one trajectory per backfill run, so retries, pools and UI status
@@ -18,10 +19,10 @@ PER_TRAJECTORY = dg.BackfillPolicy.multi_run(max_partitions_per_run=1)
 ExtraMetadata = Callable[[list[CandidateStatus]], Metadata]
 
 
-def partition_statuses_of(pipeline: PipelineResource, key: str) -> list[CandidateStatus]:
-    """Every candidate the selected families mined from one trajectory."""
-    families = [family.name for family in pipeline.families()]
-    return list(statuses_of(pipeline.workspace(), families, [key]))
+def partition_statuses_of(pipeline: PipelineResource, families: Families, key: str) -> list[CandidateStatus]:
+    """Every candidate the run's selected families mined from one trajectory."""
+    selected = families.selected(pipeline.options().families).names()
+    return list(statuses_of(pipeline.workspace(), selected, [key]))
 
 
 def entered(statuses: list[CandidateStatus], stage: Stage) -> list[CandidateStatus]:
@@ -30,11 +31,11 @@ def entered(statuses: list[CandidateStatus], stage: Stage) -> list[CandidateStat
 
 
 def stage_partition_figures(
-    pipeline: PipelineResource, keys: list[str], stage: Stage, extra: ExtraMetadata | None = None
+    pipeline: PipelineResource, families: Families, keys: list[str], stage: Stage, extra: ExtraMetadata | None = None
 ) -> tuple[dict[str, PartitionFigures], PartitionFigures]:
     """Each partition's figures, and those of a partition without candidates."""
 
     def figures(statuses: list[CandidateStatus]) -> PartitionFigures:
         return stage_figures(statuses, stage, extra(statuses) if extra else None)
 
-    return {key: figures(entered(partition_statuses_of(pipeline, key), stage)) for key in keys}, figures([])
+    return {key: figures(entered(partition_statuses_of(pipeline, families, key), stage)) for key in keys}, figures([])

@@ -5,6 +5,7 @@ from pathlib import Path
 import dagster as dg
 
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.families.registry import Families
 from traj2env_assets.trajectory_export.export import export_spec
 
 
@@ -21,10 +22,15 @@ class TrajectorySpecConfig(dg.Config):
     description="benchmark/ (harness image Dockerfile, harness.py, archived tasks, wheels) and "
     "upload.py for the Trajectory platform, from the published tasks and their splits.",
 )
-def trajectory_spec(config: TrajectorySpecConfig, pipeline: PipelineResource) -> dg.MaterializeResult:
+def trajectory_spec(
+    config: TrajectorySpecConfig, pipeline: PipelineResource, families: dg.ResourceParam[Families]
+) -> dg.MaterializeResult:
     out = pipeline.workspace().root / config.out
     summary = export_spec(
-        pipeline.settings().output.destination, out, wheelhouse=Path(config.wheelhouse) if config.wheelhouse else None
+        pipeline.settings().output.destination,
+        out,
+        families,
+        wheelhouse=Path(config.wheelhouse) if config.wheelhouse else None,
     )
     return dg.MaterializeResult(
         metadata={

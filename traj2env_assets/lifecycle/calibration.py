@@ -32,8 +32,8 @@ from traj2env_assets.docker_engine.sandbox import (
     read_directory,
     sandbox,
 )
-from traj2env_assets.families.contract import CalibrationPlan, Probe, ProbeResult
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.contract import CalibrationPlan, Family, Probe, ProbeResult
+from traj2env_assets.families.registry import Families
 from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
@@ -63,10 +63,11 @@ class ProbeResults(BaseModel):
     results: list[ProbeResult]
 
 
-def _plan(workspace: Workspace, status: CandidateStatus, org: str) -> tuple[CalibrationPlan, str]:
-    family = family_named(status.family)
-    spec = task_spec_for(workspace, status, org)
-    plan = family.calibration_plan(read_candidate(workspace, status), spec, read_proposal(workspace, status))
+def _plan(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> tuple[CalibrationPlan, str]:
+    spec = task_spec_for(workspace, family, status, org)
+    plan = family.calibration_plan(
+        read_candidate(workspace, family, status), spec, read_proposal(workspace, family, status)
+    )
     if gate_applies(spec):
         plan = CalibrationPlan(probes=[*plan.probes, gate_probe(spec)])
     assert status.image is not None and status.image.tag is not None  # ready_for("calibration")
@@ -85,17 +86,22 @@ def _cached(workspace: Workspace, key: str) -> ProbeResults | None:
 
 
 def _judged(
-    workspace: Workspace, status: CandidateStatus, key: str, results: ProbeResults, shared: bool, org: str
+    workspace: Workspace,
+    family: Family,
+    status: CandidateStatus,
+    key: str,
+    results: ProbeResults,
+    shared: bool,
+    org: str,
 ) -> CandidateStatus:
-    family = family_named(status.family)
-    candidate = read_candidate(workspace, status)
+    candidate = read_candidate(workspace, family, status)
     by_name = {r.name: r for r in results.results}
     verdict = family.judge_calibration(candidate, by_name)
     record = CalibrationRecord(key=key, passed=verdict.drop is None, facts=verdict.facts, shared=shared)
     if verdict.drop is not None:
         drop = blamed_on_redaction(status, verdict.drop)
         return save_status(workspace, status.dropped("calibration", drop, calibration=record))
-    spec = task_spec_for(workspace, status, org)
+    spec = task_spec_for(workspace, family, status, org)
     calibrated = family.calibrated_spec(candidate, spec, verdict)
     if GATE_PROBE in by_name:
         calibrated, gate = _with_gate(calibrated, by_name[GATE_PROBE], fraction=family.reward_kind == "fraction")
@@ -130,7 +136,7 @@ def _with_gate(spec: TaskSpec, result: ProbeResult, *, fraction: bool) -> tuple[
 
 
 def plan_calibration(
-    workspace: Workspace, statuses: list[CandidateStatus], org: str
+    workspace: Workspace, families: Families, statuses: list[CandidateStatus], org: str
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
     """Judge every ready candidate whose probes already ran; return the rest to run, one
     candidate per key (the others are judged on its results when the stage settles)."""
@@ -138,7 +144,8 @@ def plan_calibration(
     for status in statuses:
         if not status.ready_for("calibration"):
             continue
-        _, key = _plan(workspace, status, org)
+        family = families.by_name(status.family)
+        _, key = _plan(workspace, family, status, org)
         cached = _cached(workspace, key)
         if cached is None:
             if key not in planned:
@@ -147,7 +154,7 @@ def plan_calibration(
         else:
             previous = status.calibration
             shared = previous.shared if previous and previous.key == key else True
-            decided.append(_judged(workspace, status, key, cached, shared=shared, org=org))
+            decided.append(_judged(workspace, family, status, key, cached, shared=shared, org=org))
     return decided, to_run
 
 
@@ -199,20 +206,20 @@ def _result_file(box: Container, path: str) -> str | None:
 
 
 def calibrate_candidate(
-    workspace: Workspace, engine: DockerEngine, ref: CandidateRef, org: str, *, parallelism: int = 1
+    workspace: Workspace, family: Family, engine: DockerEngine, ref: CandidateRef, org: str, *, parallelism: int = 1
 ) -> CandidateStatus:
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
         return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
-    plan, key = _plan(workspace, status, org)
+    plan, key = _plan(workspace, family, status, org)
     with key_lock(_cache_path(workspace, key)):
         cached = _cached(workspace, key)
         if cached is not None:  # another candidate (or worker) shared the image and plan
-            return _judged(workspace, status, key, cached, shared=True, org=org)
+            return _judged(workspace, family, status, key, cached, shared=True, org=org)
         assert status.image is not None and status.image.tag is not None
         results = ProbeResults(
             key=key, image=status.image.tag, results=run_probes(engine, status.image.tag, plan, parallelism=parallelism)
         )
         atomic_write_json(_cache_path(workspace, key), results)
-    return _judged(workspace, status, key, results, shared=False, org=org)
+    return _judged(workspace, family, status, key, results, shared=False, org=org)

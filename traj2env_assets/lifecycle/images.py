@@ -20,7 +20,8 @@ import shutil
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage, ImageBuildFailedError
-from traj2env_assets.families.contract import CandidateRejected, Drop
+from traj2env_assets.families.contract import CandidateRejected, Drop, Family
+from traj2env_assets.families.registry import Families
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
@@ -48,10 +49,10 @@ def _image_record(status: CandidateStatus, image: BuiltImage) -> ImageRecord:
     )
 
 
-def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> CandidateStatus:
+def stage_task(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> CandidateStatus:
     """Write the candidate's Harbor task, secrets redacted (unless the same spec is staged already)."""
     try:
-        redaction = redacted_task_spec(workspace, status, org)
+        redaction = redacted_task_spec(workspace, family, status, org)
     except CandidateRejected as rejected:
         # No task, so no staging directory either (an earlier spec may have left one).
         shutil.rmtree(staged_task_dir(workspace, status.ref).parent, ignore_errors=True)
@@ -71,7 +72,7 @@ def stage_task(workspace: Workspace, status: CandidateStatus, org: str) -> Candi
 
 
 def plan_images(
-    workspace: Workspace, engine: DockerEngine, statuses: list[CandidateStatus], org: str
+    workspace: Workspace, families: Families, engine: DockerEngine, statuses: list[CandidateStatus], org: str
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
     """Stage every ready candidate; returns the candidates decided now and those that need a build."""
     decided, to_build = [], []
@@ -81,7 +82,7 @@ def plan_images(
         if (duplicate := dropped_as_duplicate(workspace, status, "image")) is not None:
             decided.append(duplicate)
             continue
-        staged = stage_task(workspace, status, org)
+        staged = stage_task(workspace, families.by_name(status.family), status, org)
         if staged.drop is not None:
             decided.append(staged)
             continue

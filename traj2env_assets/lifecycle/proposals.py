@@ -24,13 +24,14 @@ import hashlib
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, ProposalRequest
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
     PROPOSAL_FILE,
@@ -65,20 +66,22 @@ def _input_key(options: PipelineOptions, prompt: Prompt, rendered: str, schema: 
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
-class _Pending(BaseModel):
+@dataclass(frozen=True)
+class _Pending:
     status: CandidateStatus
-    family_name: str
+    family: Family
     request: ProposalRequest
     prompt: Prompt
     record: ProposalRecord
 
 
-def _prepare(workspace: Workspace, options: PipelineOptions, status: CandidateStatus) -> CandidateStatus | _Pending:
+def _prepare(
+    workspace: Workspace, options: PipelineOptions, family: Family, status: CandidateStatus
+) -> CandidateStatus | _Pending:
     """A status already decided without the model, or the call still to make."""
     if (duplicate := dropped_as_duplicate(workspace, status, "proposal")) is not None:
         return duplicate
-    family: Family = family_named(status.family)
-    candidate = read_candidate(workspace, status)
+    candidate = read_candidate(workspace, family, status)
     if not options.llm and family.proposal_optional:
         return save_status(workspace, status.passed("proposal", proposal=None))
     try:
@@ -91,19 +94,24 @@ def _prepare(workspace: Workspace, options: PipelineOptions, status: CandidateSt
     key = _input_key(options, prompt, prompt.render(request.values), family.proposal_schema)
     record = ProposalRecord(input_key=key, prompt=prompt.name, prompt_version=prompt.version)
     previous = status.proposal
-    if previous and previous.input_key == key and previous.decline_reason is None and read_proposal(workspace, status):
+    if (
+        previous
+        and previous.input_key == key
+        and previous.decline_reason is None
+        and read_proposal(workspace, family, status)
+    ):
         reused = previous.model_copy(update={"cache_hit": True, "usage": LlmUsage(cache_hits=1)})
         return save_status(workspace, status.passed("proposal", proposal=reused))
     if not options.llm:
         drop = Drop(reason=LLM_NOT_CONFIGURED, detail=f"the {family.name} family needs a model: pass --llm")
         return save_status(workspace, status.dropped("proposal", drop, proposal=record))
-    return _Pending(status=status, family_name=family.name, request=request, prompt=prompt, record=record)
+    return _Pending(status=status, family=family, request=request, prompt=prompt, record=record)
 
 
 def _ask(workspace: Workspace, client: LlmClient, pending: _Pending) -> CandidateStatus:
-    family = family_named(pending.family_name)
-    assert family.proposal_schema is not None  # _prepare only defers families with a schema
-    outcome = client.propose(pending.prompt, pending.request.values, family.proposal_schema)
+    schema = pending.family.proposal_schema
+    assert schema is not None  # _prepare only defers families with a schema
+    outcome = client.propose(pending.prompt, pending.request.values, schema)
     record = pending.record.model_copy(
         update={
             "cache_key": outcome.cache_key,
@@ -122,12 +130,17 @@ def _ask(workspace: Workspace, client: LlmClient, pending: _Pending) -> Candidat
 
 def propose(
     workspace: Workspace,
+    families: Families,
     options: PipelineOptions,
     statuses: list[CandidateStatus],
     client_factory: Callable[[], LlmClient],
 ) -> list[CandidateStatus]:
     """Every candidate ready for the proposal stage, decided; in the order given."""
-    prepared = [_prepare(workspace, options, status) for status in statuses if status.ready_for("proposal")]
+    prepared = [
+        _prepare(workspace, options, families.by_name(status.family), status)
+        for status in statuses
+        if status.ready_for("proposal")
+    ]
     pending = [item for item in prepared if isinstance(item, _Pending)]
     asked: dict[CandidateRef, CandidateStatus] = {}
     if pending:

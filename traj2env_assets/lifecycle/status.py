@@ -22,8 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from traj2env_assets.families.contract import Drop, Fact, RewardKind
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.contract import Drop, Fact, Family, RewardKind
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.workspace import Workspace, atomic_write_json
 
@@ -243,14 +242,13 @@ def statuses_of(workspace: Workspace, families: list[str], keys: list[str]) -> I
             yield from partition_statuses(workspace, family, key)
 
 
-def read_candidate(workspace: Workspace, status: CandidateStatus) -> BaseModel:
-    family = family_named(status.family)
+def read_candidate(workspace: Workspace, family: Family, status: CandidateStatus) -> BaseModel:
     path = candidate_dir(workspace, status.ref) / CANDIDATE_FILE
     return family.candidate_model.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def read_proposal(workspace: Workspace, status: CandidateStatus) -> BaseModel | None:
-    schema = family_named(status.family).proposal_schema
+def read_proposal(workspace: Workspace, family: Family, status: CandidateStatus) -> BaseModel | None:
+    schema = family.proposal_schema
     path = candidate_dir(workspace, status.ref) / PROPOSAL_FILE
     if schema is None or status.proposal is None or not path.is_file():
         return None

@@ -10,8 +10,7 @@ import hashlib
 import json
 from pathlib import PurePath
 
-from traj2env_assets.families.contract import CandidateRejected, Drop, TaskSource
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.contract import CandidateRejected, Drop, Family, TaskSource
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
@@ -26,15 +25,15 @@ from traj2env_assets.workspace import STAGE_REPLAY, Workspace
 SECRETS_CACHE = "cache/secrets"
 
 
-def task_spec_for(workspace: Workspace, status: CandidateStatus, org: str) -> TaskSpec:
+def task_spec_for(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> TaskSpec:
     """The candidate's spec, secrets redacted; raises ``CandidateRejected`` like the family does."""
-    return redacted_task_spec(workspace, status, org).spec
+    return redacted_task_spec(workspace, family, status, org).spec
 
 
-def redacted_task_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Redaction:
+def redacted_task_spec(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> Redaction:
     """The family's spec with its secrets redacted; raises ``CandidateRejected``
     (``secret_in_task``) when a detector still fires after the redaction."""
-    redaction = redact_task_spec(_family_spec(workspace, status, org), workspace.root / SECRETS_CACHE)
+    redaction = redact_task_spec(_family_spec(workspace, family, status, org), workspace.root / SECRETS_CACHE)
     if redaction.remaining:
         raise CandidateRejected(
             SECRET_IN_TASK, f"a secret detector still fires after redaction: {describe(redaction.remaining)}"
@@ -56,8 +55,7 @@ def blamed_on_redaction(status: CandidateStatus, drop: Drop) -> Drop:
     )
 
 
-def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> TaskSpec:
-    family = family_named(status.family)
+def _family_spec(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> TaskSpec:
     conversion = read_conversion(workspace, status.partition_key)
     source = TaskSource(
         partition_key=status.partition_key,
@@ -66,8 +64,8 @@ def _family_spec(workspace: Workspace, status: CandidateStatus, org: str) -> Tas
         cache_root=workspace.root / "cache",
         wheelhouse_dir=str(workspace.wheelhouse_dir),
     )
-    candidate = read_candidate(workspace, status)
-    spec = family.task_spec(candidate, read_proposal(workspace, status), source)
+    candidate = read_candidate(workspace, family, status)
+    spec = family.task_spec(candidate, read_proposal(workspace, family, status), source)
     window = family.effort_window(candidate)
     replay = workspace.stage_dir(STAGE_REPLAY, status.partition_key)
     record = read_record_file(replay)

@@ -22,8 +22,8 @@ from pydantic import ValidationError
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
-from traj2env_assets.families.contract import Drop
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.contract import Drop, Family
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     TRIALS_FILE,
@@ -64,8 +64,8 @@ def _behaviour_bytes(task_toml: Path) -> bytes:
     return json.dumps({k: v for k, v in document.items() if k not in _IDENTITY_TABLES}, sort_keys=True).encode()
 
 
-def _key(workspace: Workspace, status: CandidateStatus) -> str:
-    controls = family_named(status.family).controls(read_candidate(workspace, status))
+def _key(workspace: Workspace, family: Family, status: CandidateStatus) -> str:
+    controls = family.controls(read_candidate(workspace, family, status))
     assert status.image is not None and status.image.tag is not None  # ready_for("trials")
     return trials_key(status.image.tag, staged_task_dir(workspace, status.ref), controls)
 
@@ -89,7 +89,7 @@ def _decided(workspace: Workspace, status: CandidateStatus, record: TrialsRecord
 
 
 def plan_trials(
-    workspace: Workspace, statuses: list[CandidateStatus]
+    workspace: Workspace, families: Families, statuses: list[CandidateStatus]
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
     """Decide every ready candidate whose matrix already ran on its key (its own, or another
     candidate's with the same key); return the rest to run, one candidate per key."""
@@ -97,7 +97,7 @@ def plan_trials(
     for status in statuses:
         if not status.ready_for("trials"):
             continue
-        key = _key(workspace, status)
+        key = _key(workspace, families.by_name(status.family), status)
         if status.trials is not None and status.trials.key == key:
             decided.append(_decided(workspace, status, status.trials))
         elif (matrix := _cached(workspace, key)) is not None:
@@ -109,18 +109,17 @@ def plan_trials(
 
 
 def run_candidate_trials(
-    workspace: Workspace, engine: DockerEngine, ref: CandidateRef, parallelism: int
+    workspace: Workspace, family: Family, engine: DockerEngine, ref: CandidateRef, parallelism: int
 ) -> CandidateStatus:
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
         return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
-    family = family_named(status.family)
     assert status.image is not None and status.image.tag is not None
     task = TrialTask(
         image=status.image.tag, task_dir=staged_task_dir(workspace, ref), submission_path=family.submission_path
     )
-    controls = family.controls(read_candidate(workspace, status))
+    controls = family.controls(read_candidate(workspace, family, status))
     key = trials_key(status.image.tag, task.task_dir, controls)
     with key_lock(_cache_path(workspace, key)):
         if (cached := _cached(workspace, key)) is not None:  # another worker ran it meanwhile

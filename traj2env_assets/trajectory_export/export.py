@@ -20,7 +20,7 @@ from pathlib import Path
 import docker
 from pydantic import BaseModel
 
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.registry import Families
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
     DatasetManifest,
@@ -69,19 +69,23 @@ class ExportSummary(BaseModel):
 def export_spec(
     dataset: Path,
     out: Path,
+    families: Families,
     *,
     wheelhouse: Path | None = None,
     docker_client: docker.DockerClient | None = None,
     manifest: DatasetManifest | None = None,
 ) -> ExportSummary:
-    """Write ``<out>/benchmark/`` (replaced whole) and ``<out>/upload.py``."""
+    """Write ``<out>/benchmark/`` (replaced whole) and ``<out>/upload.py``; ``families`` are
+    those the published tasks may name (each task's reward scale is its family's)."""
     if not dataset.is_dir():
         raise ValueError(f"{dataset} is not a directory of published tasks")
     if manifest is None:
         manifest = read_manifest(dataset) if (dataset / MANIFEST_FILE).is_file() else write_dataset(dataset)
     if not manifest.tasks:
         raise ValueError(f"{dataset} has no published tasks to export")
-    index = TaskIndex(tasks={task.task_id: _harness_task(dataset, task.task_id, task.split) for task in manifest.tasks})
+    index = TaskIndex(
+        tasks={task.task_id: _harness_task(dataset, families, task.task_id, task.split) for task in manifest.tasks}
+    )
     base_images = sorted({name for task in index.tasks.values() for name in task.base_images})
     index.base_image_archives = {name: _archive_name(name) for name in base_images}
     with atomic_directory(out / BENCHMARK_DIR) as context:
@@ -111,10 +115,10 @@ def export_spec(
     )
 
 
-def _harness_task(dataset: Path, task_id: str, split: Split) -> HarnessTask:
+def _harness_task(dataset: Path, families: Families, task_id: str, split: Split) -> HarnessTask:
     task_dir = dataset / task_id
     toml = read_task_toml(task_dir)
-    low, high = REWARD_BOUNDS[family_named(toml.metadata.family).reward_kind]
+    low, high = REWARD_BOUNDS[families.by_name(toml.metadata.family).reward_kind]
     dockerfile = (task_dir / "environment" / "Dockerfile").read_text(encoding="utf-8")
     return HarnessTask(
         task_id=task_id,

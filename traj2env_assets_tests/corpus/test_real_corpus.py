@@ -20,7 +20,7 @@ from harbor.models.trajectories import Trajectory as HarborTrajectory
 
 from traj2env_assets.checks import parse_check_result, recognise_check
 from traj2env_assets.families.contract import MiningInput
-from traj2env_assets.families.registry import FAMILIES
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.task import (
     DependenciesNotInstallable,
@@ -93,7 +93,7 @@ class CorpusRun:
                 record=ReplayRecord.load(replay.path),
                 trajectory_path=trajectory_path(self.workspace, key),
             )
-            for family in FAMILIES:
+            for family in registered_families():
                 self.mined[(key, family.name)] = list(family.mine(source_input))
 
 

@@ -23,6 +23,7 @@ from trajectory import Client
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import project_labels
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.harbor.dataset import write_dataset
 from traj2env_assets.harbor.writer import WrittenTask
 from traj2env_assets.trajectory_export.export import ExportSummary, export_spec
@@ -51,7 +52,8 @@ def exported(
     shutil.copytree(python_written.path, dataset / TASK)
     write_dataset(dataset)
     wheelhouse = download_wheelhouse(tmp_path_factory.mktemp("wheelhouse") / "wheels")
-    yield export_spec(dataset, tmp_path_factory.mktemp("spec"), wheelhouse=wheelhouse, docker_client=engine.client)
+    out = tmp_path_factory.mktemp("spec")
+    yield export_spec(dataset, out, registered_families(), wheelhouse=wheelhouse, docker_client=engine.client)
     # The task image the harness built (in a platform sandbox it goes with the sandbox).
     for image in engine.client.images.list(name=f"traj2env-harness/{TASK}"):
         engine.client.images.remove(image.id, force=True)

@@ -1,5 +1,5 @@
-"""A new family is one folder and one registry line: the toy family (``toy/``), registered
-in a test, goes through every stage against the real Docker engine and a real Dagster
+"""A new family is one folder and one registry line: the toy family (``toy/``), handed to the
+definitions beside the registered ones, goes through every stage against the real Docker engine and a real Dagster
 instance, with the model faked at the HTTP boundary (a local OpenAI-compatible server).
 
 ``propose_only`` stops after the proposal with the cache filled: no container is created
@@ -24,7 +24,7 @@ import pytest
 from traj2env_assets.docker_engine.base_images import PYTHON_SLIM
 from traj2env_assets.docker_engine.labels import ROLE_LABEL
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -92,7 +92,6 @@ def _docker_steps(result: dg.ExecuteInProcessResult) -> list[str]:
     )
 
 
-@pytest.mark.usefixtures("toy_registered")
 def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stops_before_docker(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:

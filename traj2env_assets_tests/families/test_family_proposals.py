@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 
 SAMPLES = ["claude-code/python-pytest-fix.jsonl", "codex/python-unittest-fix.jsonl"]
@@ -21,7 +21,6 @@ def instance(tmp_path: Path):
         yield instance
 
 
-@pytest.mark.usefixtures("toy_registered")
 def test_fake_provider_decline_and_spend_cap_reach_the_report_per_candidate(
     tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
 ) -> None:
@@ -44,7 +43,6 @@ def test_fake_provider_decline_and_spend_cap_reach_the_report_per_candidate(
     assert toy.latest_metadata("task_images", toy.keys[0])["candidates"] == 0
 
 
-@pytest.mark.usefixtures("toy_registered")
 def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
     tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
 ) -> None:
@@ -62,7 +60,6 @@ def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
     assert fake_provider.request_count == 2
 
 
-@pytest.mark.usefixtures("toy_registered")
 def test_without_a_model_each_candidate_is_llm_not_configured(
     tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
 ) -> None:

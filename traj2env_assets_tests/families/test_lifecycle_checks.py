@@ -8,17 +8,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from traj2env_assets.families import registry
 from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
 from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.lifecycle.status import partition_dir
 from traj2env_assets.report import REPORT_FILE, report_disagreements
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 
 
 @pytest.fixture
-def toy(tmp_path: Path, fake_provider: FakeProvider, toy_registered: None):  # noqa: F811 - the imported fixture
+def toy(tmp_path: Path, fake_provider: FakeProvider):
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
         pipeline = ToyPipeline(tmp_path, ["claude-code/python-pytest-fix.jsonl"], fake_provider, instance)
@@ -51,11 +50,11 @@ def test_a_staging_directory_no_candidate_refers_to_fails_the_check(toy: ToyPipe
 def test_a_report_that_disagrees_with_the_status_files_is_found(toy: ToyPipeline) -> None:
     destination = toy.workspace.root / "trajectory-tasks"
     report = json.loads((destination / REPORT_FILE).read_text())
-    assert report_disagreements(toy.workspace, destination) == []
+    assert report_disagreements(toy.workspace, toy.families.names(), destination) == []
     report["candidates"][0]["status"] = "published"
     (destination / REPORT_FILE).write_text(json.dumps(report))
 
-    [difference] = report_disagreements(toy.workspace, destination)
+    [difference] = report_disagreements(toy.workspace, toy.families.names(), destination)
     assert "report says ('published', 'llm_not_configured')" in difference
     assert "stage files say ('dropped', 'llm_not_configured')" in difference
 
@@ -63,7 +62,7 @@ def test_a_report_that_disagrees_with_the_status_files_is_found(toy: ToyPipeline
 def test_mining_a_changed_input_removes_candidates_it_no_longer_finds(
     toy: ToyPipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    family = registry.family_named("toy")
+    family = toy.families.by_name("toy")
     stale = partition_dir(toy.workspace, "toy", toy.keys[0]) / "stale-task" / "staging" / "stale-task"
     stale.mkdir(parents=True)
     monkeypatch.setattr(type(family), "version", "2")

@@ -17,13 +17,12 @@ import docker
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from traj2env_assets.families import registry
 from traj2env_assets.families.contract import MinedCandidate, MiningInput, ProposalRequest, TaskSource
 from traj2env_assets.harbor.secrets import SECRET_IN_TASK, scan_task_dir
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
 from traj2env_assets_tests.families.toy import Greeting, ToyCandidate, ToyFamily
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, registered_and
 from traj2env_assets_tests.harbor.test_secrets import KEYS, PEM
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 
@@ -77,12 +76,6 @@ class PlantedFamily(ToyFamily):
         return toy.model_copy(update={"task_id": task_id, "dependency_lines": ['ENV DB_PASSWORD="abc1"']})
 
 
-@pytest.fixture
-def planted_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "FAMILIES", (*registry.FAMILIES, PlantedFamily()))
-
-
-@pytest.mark.usefixtures("planted_registered")
 def test_keys_in_the_instruction_are_redacted_and_published_and_keys_the_reference_needs_drop_it(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
@@ -90,7 +83,14 @@ def test_keys_in_the_instruction_are_redacted_and_published_and_keys_the_referen
     (tmp_path / "home").mkdir()
     tags: set[str] = set()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
-        run = ToyPipeline(tmp_path, ["claude-code/python-pytest-fix.jsonl"], fake_provider, instance, family="planted")
+        run = ToyPipeline(
+            tmp_path,
+            ["claude-code/python-pytest-fix.jsonl"],
+            fake_provider,
+            instance,
+            family="planted",
+            families=registered_and(PlantedFamily()),
+        )
         try:
             result, _ = run.run()
             assert result.success

@@ -15,7 +15,6 @@ import dagster as dg
 import docker
 import pytest
 
-from traj2env_assets.families import registry
 from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
@@ -34,7 +33,7 @@ from traj2env_assets.lifecycle.status import (
 )
 from traj2env_assets_tests.families.final_tests_session import write_final_tests_session
 from traj2env_assets_tests.families.toy import Greeting, ToyCandidate, ToyFamily
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, registered_and
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -74,12 +73,6 @@ class ExistsOnlyFamily(ToyFamily):
         return CalibrationVerdict(facts={"collected": True})
 
 
-@pytest.fixture
-def exists_only_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "FAMILIES", (*registry.FAMILIES, ExistsOnlyFamily()))
-
-
-@pytest.mark.usefixtures("exists_only_registered")
 def test_a_matrix_the_noop_passes_drops_the_candidate_as_trials_failed_and_publishes_nothing(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
@@ -88,7 +81,14 @@ def test_a_matrix_the_noop_passes_drops_the_candidate_as_trials_failed_and_publi
     (tmp_path / "home").mkdir()
     image_tag = None
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
-        run = ToyPipeline(tmp_path, [str(session)], fake_provider, instance, family="exists_only")
+        run = ToyPipeline(
+            tmp_path,
+            [str(session)],
+            fake_provider,
+            instance,
+            family="exists_only",
+            families=registered_and(ExistsOnlyFamily()),
+        )
         try:
             result, _ = run.run()
             assert result.success

@@ -1,5 +1,5 @@
-"""The real Dagster graph run on sample sessions with the toy family registered (one line),
-or with any registered family (``family=``).
+"""The real Dagster graph run on sample sessions with the toy family beside the registered
+ones (what its registry line would give), or with any family of ``families`` (``family=``).
 
 The model is the local fake provider (an OpenAI-compatible HTTP server); everything
 else is real: the Dagster instance, the Docker engine, Harbor task files.
@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-import pytest
 
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.definitions import build_definitions
@@ -23,7 +22,8 @@ from traj2env_assets.defs.jobs import PIPELINE_JOB, REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, LlmResource
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.families import registry
+from traj2env_assets.families.contract import Family
+from traj2env_assets.families.registry import Families, registered_families
 from traj2env_assets.report import REPORT_FILE
 from traj2env_assets.sources import register_sources
 from traj2env_assets.workspace import Workspace
@@ -33,10 +33,9 @@ from traj2env_assets_tests.llm.fake_provider import FakeProvider
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL
 
 
-@pytest.fixture
-def toy_registered(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The registry line a new family adds."""
-    monkeypatch.setattr(registry, "FAMILIES", (*registry.FAMILIES, ToyFamily()))
+def registered_and(*extra: Family) -> Families:
+    """The registered families and a test's own: the collection their registry lines would give."""
+    return Families((*registered_families(), *extra))
 
 
 class ToyPipeline:
@@ -48,9 +47,11 @@ class ToyPipeline:
         instance: dg.DagsterInstance,
         container_labels: dict[str, str] | None = None,
         family: str = "toy",
+        families: Families | None = None,
     ) -> None:
         self.root = root
         self.family = family
+        self.families = registered_and(ToyFamily()) if families is None else families
         self.provider = provider
         self.instance = instance
         self.container_labels = container_labels or {}
@@ -78,7 +79,7 @@ class ToyPipeline:
             pipeline=pipeline, container_labels=self.container_labels, agent_timeout_s=120, verifier_timeout_s=180
         )
         llm = LlmResource(pipeline=pipeline, api_base=self.provider.api_base, num_retries=0, timeout_s=30)
-        return build_definitions(pipeline, docker_engine=docker, llm=llm)
+        return build_definitions(pipeline, docker_engine=docker, llm=llm, families=self.families)
 
     def run(self, **options: Any) -> tuple[dg.ExecuteInProcessResult, dg.ExecuteInProcessResult]:
         """The whole per-trajectory graph over every key in one run, then the report job (with its checks)."""

@@ -8,17 +8,15 @@ import itertools
 from pathlib import Path
 
 import dagster as dg
-import pytest
 
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, SPLITS_FILE
-from traj2env_assets_tests.families.toy_pipeline import ToyPipeline, toy_registered  # noqa: F401 (fixture)
+from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 
 SAMPLES = ["claude-code/python-pytest-fix.jsonl", "codex/python-unittest-fix.jsonl"]
 REPORT_FILES = ["funnel.csv", "funnel.md", "funnel.png", "report.json", MANIFEST_FILE, SPLITS_FILE]
 
 
-@pytest.mark.usefixtures("toy_registered")
 def test_fake_provider_storm_of_429_and_5xx_drops_cleanly_and_the_rerun_completes(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.config import PipelineOptions
-from traj2env_assets.families.registry import family_named
+from traj2env_assets.families.registry import Families
+from traj2env_assets.families.repair.family import RepairFamily
 from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.lifecycle.proposals import propose
@@ -36,6 +37,9 @@ FORMATS = (
 )
 # The codex log's failing run of the check is the earliest recording of the fix.
 EARLIEST = "codex"
+REPAIR = RepairFamily()
+# The families these tests run: repair alone, as a run that selects it.
+REPAIR_ONLY = Families([REPAIR])
 
 
 def _registered(root: Path, sessions: tuple[str, ...]) -> tuple[Workspace, dict[str, str]]:
@@ -55,12 +59,12 @@ def _mine(workspace: Workspace, keys: list[str]) -> None:
         convert_partition(workspace, key)
         scan_partition(workspace, key)
         replay_partition(workspace, key)
-        mine_partition(workspace, family_named("repair"), key)
+        mine_partition(workspace, REPAIR, key)
 
 
 def _propose(workspace: Workspace, keys: list[str]) -> None:
     """The stage after mining (repair asks no model): it asks again which copy wins."""
-    propose(workspace, PipelineOptions(), list(statuses_of(workspace, ["repair"], keys)), _no_model)
+    propose(workspace, REPAIR_ONLY, PipelineOptions(), list(statuses_of(workspace, ["repair"], keys)), _no_model)
 
 
 def _no_model() -> LlmClient:
@@ -91,7 +95,7 @@ def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_firs
         assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("mining", winner.task_id)
 
     # The report names the task each copy ends at, and lists the copies under it.
-    report = build_run_report(workspace, keys)
+    report = build_run_report(workspace, REPAIR_ONLY.names(), keys)
     listed = {c.task_id: c for c in report.candidates}
     assert sorted(listed[winner.task_id].duplicates) == sorted(copy.task_id for copy in copies)
     assert {listed[copy.task_id].duplicate_of for copy in copies} == {winner.task_id}

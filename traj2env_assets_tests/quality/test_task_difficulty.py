@@ -42,7 +42,9 @@ def test_the_task_toml_says_how_hard_the_session_found_the_change(
     staged = [c for c in pipeline.candidates() if c["status"] == "passed_proposal"]
     assert staged, pipeline.candidates()
     ref = CandidateRef(family=family, partition_key=pipeline.keys[0], task_id=staged[0]["task_id"])
-    spec = task_spec_for(pipeline.workspace, read_status(pipeline.workspace, ref), "local")
+    spec = task_spec_for(
+        pipeline.workspace, pipeline.families.by_name(family), read_status(pipeline.workspace, ref), "local"
+    )
 
     # The folder the session worked in names the project (no repository was used).
     assert spec.project and "/" not in spec.project

@@ -11,6 +11,7 @@ from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.families.registry import registered_families
 from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
 from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
@@ -48,7 +49,10 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     assert len(keys) == len(real_shapes.WRITERS)  # every agent log (pi, Claude Code, Codex)
     assert {key: outcome.status for key, outcome in outcomes.items()} == dict.fromkeys(keys, "replayed")
     replayed = list(outcomes)
-    report = {record.partition_key: record for record in build_run_report(workspace, keys).inputs}
+    report = {
+        record.partition_key: record
+        for record in build_run_report(workspace, registered_families().names(), keys).inputs
+    }
     for key in replayed:
         fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
         meta = (
