@@ -93,7 +93,7 @@ def bench_unique_bytes(engine: DockerEngine, root: Path, run: str, count: int) -
 def bench_matrix(engine: DockerEngine, task: WrittenTask, image: BuiltImage, parallel: list[int]) -> None:
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
     for parallelism in [1, *parallel]:
-        matrix = run_matrix(engine.client, trial_task, settings=engine.trial_settings(), parallelism=parallelism)
+        matrix = run_matrix(engine, trial_task, parallelism=parallelism)
         rewards = " ".join(f"{name}={reward:g}" for name, reward in matrix.rewards().items())
         label = "sequential" if parallelism == 1 else f"parallel x{parallelism}"
         verdict = "ok" if matrix.seconds < TARGET_MATRIX_S else "MISSED"

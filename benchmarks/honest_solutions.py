@@ -99,7 +99,7 @@ def run(tasks_dir: Path, parallelism: int) -> list[tuple[str, str, TrialResult]]
             controls: list[Control] = [ReferenceControl()]
             controls += [Honest(f"honest:{variant}", files) for variant, files in SOLUTIONS[session].items()]
             trial_task = TrialTask(image=engine.build(task_dir / "environment").tag, task_dir=task_dir)
-            matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
+            matrix = run_matrix(engine, trial_task, controls, parallelism=parallelism)
             rows += [(session, task_dir.name, result) for result in matrix.results]
     return rows
 

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> list[dict]:
         print(f"# {label(view)} ({task_dir.name}): {len(attacks)} attacks", file=sys.stderr, flush=True)
         image = engine.build(task_dir / "environment")
         trial_task = TrialTask(image=image.tag, task_dir=task_dir)
-        matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=args.parallelism)
+        matrix = run_matrix(engine, trial_task, controls, parallelism=args.parallelism)
         by_name = {a.name: a for a in attacks}
         for result in matrix.results:
             attack = by_name.get(result.control)

@@ -108,7 +108,7 @@ def main() -> int:
             verifier_s: list[float] = []
 
             def trial(name: str = name, seconds: list[float] = verifier_s) -> None:
-                result = run_trial(engine.client, task, controls[name], engine.trial_settings())
+                result = run_trial(engine, task, controls[name])
                 seconds.append(result.verifier.seconds if result.verifier else 0.0)
 
             split = split_cpu(trial, args.trials)

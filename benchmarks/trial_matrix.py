@@ -38,7 +38,7 @@ def run_arm(
     for parallelism in [1, *parallel]:
         seconds, passed = [], True
         for _ in range(repeat):
-            matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
+            matrix = run_matrix(engine, trial_task, controls, parallelism=parallelism)
             seconds.append(matrix.seconds)
             passed &= matrix.passed
         mode = "sequential" if parallelism == 1 else f"parallel x{parallelism}"

@@ -17,7 +17,7 @@ Usage for a family (the repair family, for example)::
     task = write_task(TaskSpec(...), staging_dir)           # Harbor task directory
     image = engine.build(task.environment_dir)              # ImageBuildFailedError → skip
     trial = TrialTask(image=image.tag, task_dir=task.path)
-    matrix = run_matrix(engine.client, trial, settings=engine.trial_settings(), parallelism=2)
+    matrix = run_matrix(engine, trial, parallelism=2)
     if not matrix.passed: ...                               # skip reason "trials_failed"
     evidence = matrix.model_dump()                          # rewards + evidence per control
 """

@@ -124,9 +124,7 @@ def run_candidate_trials(
     with key_lock(_cache_path(workspace, key)):
         if (cached := _cached(workspace, key)) is not None:  # another worker ran it meanwhile
             return _recorded(workspace, status, key, cached, shared=True)
-        matrix: MatrixResult = run_matrix(
-            engine.client, task, controls, engine.trial_settings(), parallelism=parallelism
-        )
+        matrix: MatrixResult = run_matrix(engine, task, controls, parallelism=parallelism)
         atomic_write_json(_cache_path(workspace, key), matrix)
     return _recorded(workspace, status, key, matrix, shared=False)
 

@@ -17,7 +17,7 @@ the matrix run id and sweeps that label if it is interrupted.
 Usage::
 
     task = TrialTask(image=image.tag, task_dir=written.path)
-    matrix = run_matrix(engine.client, task, settings=engine.trial_settings(), parallelism=2)
+    matrix = run_matrix(engine, task, parallelism=2)
     matrix.passed, [(r.control, r.reward) for r in matrix.results]
 """
 
@@ -36,6 +36,7 @@ import docker
 from docker.models.containers import Container
 from pydantic import BaseModel
 
+from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import (
     ExecOutcome,
@@ -90,14 +91,16 @@ class MatrixResult(BaseModel):
 
 
 def run_trial(
-    client: docker.DockerClient,
+    engine: DockerEngine,
     task: TrialTask,
     control: Control,
-    settings: TrialSettings | None = None,
     *,
+    settings: TrialSettings | None = None,
     run_id: str | None = None,
 ) -> TrialResult:
-    settings = settings or TrialSettings()
+    """One control's trial on ``engine``, in its trial settings unless ``settings`` are given."""
+    settings = settings or engine.trial_settings()
+    client = engine.client
     started = time.monotonic()
     labels = {
         **settings.labels,
@@ -142,11 +145,11 @@ def run_trial(
 
 
 def run_matrix(
-    client: docker.DockerClient,
+    engine: DockerEngine,
     task: TrialTask,
     controls: Sequence[Control] = DEFAULT_CONTROLS,
-    settings: TrialSettings | None = None,
     *,
+    settings: TrialSettings | None = None,
     parallelism: int = 1,
 ) -> MatrixResult:
     run_id = uuid.uuid4().hex
@@ -155,7 +158,7 @@ def run_matrix(
     futures: list[Future[TrialResult]] = []
     try:
         for control in (control for control in controls if control.applies_to(task.task_dir)):
-            futures.append(pool.submit(run_trial, client, task, control, settings, run_id=run_id))
+            futures.append(pool.submit(run_trial, engine, task, control, settings=settings, run_id=run_id))
         # A failed trial surfaces at once, not after the trials submitted before it.
         done, _ = wait(futures, return_when=FIRST_EXCEPTION)
         for future in done:
@@ -167,9 +170,9 @@ def run_matrix(
         # trial has stopped; a trial between phases may create one more container.
         pool.shutdown(wait=False, cancel_futures=True)
         while not all(future.done() for future in futures):
-            sweep_run(client, run_id)
+            sweep_run(engine.client, run_id)
             wait(futures, timeout=0.5)
-        sweep_run(client, run_id)
+        sweep_run(engine.client, run_id)
         raise
     pool.shutdown(wait=True)
     return MatrixResult(results=results, seconds=round(time.monotonic() - started, 3))

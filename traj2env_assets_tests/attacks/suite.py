@@ -85,7 +85,7 @@ def run_suite(
             ReferenceControl(),
             *(attack.control(runner) for attack in attacks.get(runner, ())),
         ]
-        matrix = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=parallelism)
+        matrix = run_matrix(engine, trial_task, controls, parallelism=parallelism)
         reference, *results = matrix.results
         references[runner] = reference
         for control, result in zip(controls[1:], results, strict=True):

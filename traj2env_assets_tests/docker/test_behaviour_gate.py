@@ -110,9 +110,7 @@ def matrix(engine: DockerEngine, gated: tuple[Path, BuiltImage, dict]) -> Matrix
         Submission("read_the_answers", READ_THE_ANSWERS),
         *(control for control in DEFAULT_CONTROLS if control.name in ("expected_from_caller", "always_equal")),
     ]
-    return run_matrix(
-        engine.client, TrialTask(image=image.tag, task_dir=task_dir), controls, engine.trial_settings(), parallelism=2
-    )
+    return run_matrix(engine, TrialTask(image=image.tag, task_dir=task_dir), controls, parallelism=2)
 
 
 def test_calibration_in_the_image_covers_every_tracked_test(gated: tuple[Path, BuiltImage, dict]) -> None:

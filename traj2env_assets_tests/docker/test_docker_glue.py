@@ -62,7 +62,7 @@ def test_bases_command_runs_on_its_own(engine: DockerEngine) -> None:
 
 @pytest.mark.docker
 def test_matrix_metadata_has_one_reward_per_control(engine: DockerEngine, python_trial: TrialTask) -> None:
-    metadata = matrix_metadata(run_matrix(engine.client, python_trial, settings=engine.trial_settings(), parallelism=2))
+    metadata = matrix_metadata(run_matrix(engine, python_trial, parallelism=2))
     assert metadata["controls_passed"] is True
     assert [
         metadata[f"reward_{name}"] for name in ("reference", "noop", "forge_reward", "pytest_hook", "tests_edit")

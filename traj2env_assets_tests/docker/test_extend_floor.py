@@ -82,10 +82,9 @@ def test_one_strong_test_with_a_declared_dependency_makes_a_task_no_shortcut_pas
     assert verdict.facts["mutants"] >= 5 and verdict.facts["kill_rate"] >= 0.8
 
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=tag, task_dir=task_dir),
         family.controls(candidate),
-        engine.trial_settings(),
         parallelism=2,
     )
     rewards = matrix.rewards()
@@ -131,10 +130,9 @@ def test_an_existing_test_failing_before_and_after_the_request_is_left_out_and_t
     assert calibrated.tests is not None and calibrated.tests.gate_test_ids == ["tests/test_shapes.py::test_area"]
     written = write_task(calibrated, tmp_path / "calibrated")
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=tag, task_dir=written.path),
         family.controls(candidate),
-        engine.trial_settings(),
         parallelism=2,
     )
     rewards = matrix.rewards()

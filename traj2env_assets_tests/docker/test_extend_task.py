@@ -58,10 +58,9 @@ def test_recorded_extend_task_calibrates_and_passes_its_trial_matrix(engine: Doc
     print(f"calibration: {time.monotonic() - started:.1f} s; {verdict.facts}")
 
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=tag, task_dir=task_dir),
         family.controls(candidate),
-        engine.trial_settings(),
         parallelism=2,
     )
     rewards = matrix.rewards()

@@ -126,13 +126,13 @@ def test_a_trial_container_killed_mid_run_is_judged_on_what_it_left_and_leaves_n
     killer = threading.Thread(target=kill_the_agent)
     killer.start()
     started = time.monotonic()
-    result = run_trial(engine.client, python_trial, control, engine.trial_settings(), run_id=run_id)
+    result = run_trial(engine, python_trial, control, run_id=run_id)
     killer.join()
     assert time.monotonic() - started < 90, "the trial waited for its deadline"
     assert result.agent.exit_code != 0 and result.reward == 0.0
     assert engine.client.containers.list(all=True, filters={"label": f"{RUN_LABEL}={run_id}"}) == []
 
-    again = run_trial(engine.client, python_trial, ScriptControl("again", "true"), engine.trial_settings())
+    again = run_trial(engine, python_trial, ScriptControl("again", "true"))
     assert again.reward == 0.0 and again.verdict is not None
     assert engine.client.containers.list(all=True, filters={"label": f"{CONTROL_LABEL}=again"}) == []
 

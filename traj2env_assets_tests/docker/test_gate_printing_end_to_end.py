@@ -63,10 +63,9 @@ def test_special_casing_the_printed_tests_scores_0(engine: DockerEngine, publish
     _, task = published
     image = engine.build(task / "environment")
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=image.tag, task_dir=task),
         [ReferenceControl(), NoopControl(), SpecialCased()],
-        engine.trial_settings(),
         parallelism=2,
     )
     rewards = matrix.rewards()

@@ -62,7 +62,7 @@ class InterruptingControl(Control):
 def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, python_trial: TrialTask
 ) -> None:
-    matrix = run_matrix(engine.client, python_trial, settings=engine.trial_settings(), parallelism=2)
+    matrix = run_matrix(engine, python_trial, parallelism=2)
     assert matrix.rewards() == EXPECTED
     assert matrix.passed
     verdicts = {result.control: result.verdict for result in matrix.results}
@@ -93,7 +93,7 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
 def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, node_trial: TrialTask
 ) -> None:
-    matrix = run_matrix(engine.client, node_trial, settings=engine.trial_settings(), parallelism=2)
+    matrix = run_matrix(engine, node_trial, parallelism=2)
     applicable = [control for control in DEFAULT_CONTROLS if control.applies_to(node_trial.task_dir)]
     assert {"stdlib_shadow", "always_equal", "import_hook"}.isdisjoint(control.name for control in applicable)
     assert matrix.rewards() == {control.name: control.expected_reward for control in applicable}
@@ -153,14 +153,14 @@ def test_agent_container_has_no_network_and_the_configured_limits(
     )
     limits = ContainerLimits(memory="512m", cpus=0.5, pids=128)
     settings = engine.trial_settings().model_copy(update={"limits": limits})
-    result = run_trial(engine.client, python_trial, probe, settings)
+    result = run_trial(engine, python_trial, probe, settings=settings)
     assert result.agent.output_tail.split() == ["lo", str(512 * 1024 * 1024), "128", "50000", "no-tests"]
     assert result.reward == 0.0
 
 
 def test_agent_wall_clock_timeout_still_verifies(engine: DockerEngine, python_trial: TrialTask) -> None:
     settings = engine.trial_settings().model_copy(update={"agent_timeout_s": 2})
-    result = run_trial(engine.client, python_trial, ScriptControl("sleeper", "sleep 100"), settings)
+    result = run_trial(engine, python_trial, ScriptControl("sleeper", "sleep 100"), settings=settings)
     assert result.agent.timed_out
     assert result.agent.seconds < 20
     assert result.reward == 0.0
@@ -172,7 +172,7 @@ def test_only_the_submission_leaves_the_agent_container(engine: DockerEngine, py
         "echo 1 > /logs-outside.txt; mkdir -p /opt/traj2env/pristine; "
         "echo 'def add(a, b): return a + b' > /opt/traj2env/pristine/calc.py",
     )
-    result = run_trial(engine.client, python_trial, control, engine.trial_settings())
+    result = run_trial(engine, python_trial, control)
     assert result.reward == 0.0
     assert result.verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
 
@@ -184,10 +184,9 @@ def test_containers_are_removed_when_the_verifier_phase_fails(
     (tmp_path / "solution").mkdir()
     with pytest.raises(FileNotFoundError):
         run_trial(
-            engine.client,
+            engine,
             broken,
             ScriptControl("noop-ish", "true"),
-            engine.trial_settings(),
             run_id="verifier-fails",
         )
     remaining = engine.client.containers.list(all=True, filters={"label": f"{RUN_LABEL}=verifier-fails"})
@@ -198,10 +197,9 @@ def test_an_interrupted_matrix_removes_every_container(engine: DockerEngine, pyt
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         run_matrix(
-            engine.client,
+            engine,
             python_trial,
             [ScriptControl("slow", "sleep 120"), InterruptingControl(engine.client, "slow")],
-            engine.trial_settings(),
             parallelism=2,
         )
     assert time.monotonic() - started < 60

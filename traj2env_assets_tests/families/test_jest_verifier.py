@@ -145,10 +145,9 @@ def test_calibration_reproduces_the_recorded_failure_in_the_image(jest_task) -> 
 def test_reference_scores_one_and_every_default_control_zero(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=jest_task["image"].tag, task_dir=task.path),
         DEFAULT_CONTROLS,
-        engine.trial_settings(),
     )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
@@ -160,9 +159,7 @@ def test_reference_scores_one_and_every_default_control_zero(jest_task) -> None:
 def test_forging_jests_results_scores_zero(jest_task) -> None:
     engine, task = jest_task["engine"], jest_task["task"]
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
-    forged = run_trial(
-        engine.client, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}), engine.trial_settings()
-    )
+    forged = run_trial(engine, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
     verdict = forged.verdict
     # The static check names the patched global first; behind it, the run itself shows the
     # forgery: records in the pipe without the key, or a must-fail sentinel passing.
@@ -176,10 +173,9 @@ def test_a_global_setup_named_by_the_projects_jest_config_is_not_run(jest_task) 
     engine, task = jest_task["engine"], jest_task["task"]
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
     result = run_trial(
-        engine.client,
+        engine,
         trial,
         SubmitFiles({"/workspace/jest.setup.js": FORGING_GLOBAL_SETUP.encode()}),
-        engine.trial_settings(),
     )
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []

@@ -90,10 +90,9 @@ def test_the_image_reproduces_the_recorded_diagnostics_offline_and_the_reference
 def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
     engine, task = mypy_task["engine"], mypy_task["task"]
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=mypy_task["image"].tag, task_dir=task.path),
         LINT_CONTROLS,
-        engine.trial_settings(),
     )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
@@ -115,10 +114,9 @@ def test_renaming_the_reported_function_away_scores_zero(mypy_task) -> None:
     engine, task = mypy_task["engine"], mypy_task["task"]
     trial = TrialTask(image=mypy_task["image"].tag, task_dir=task.path)
     moved = run_trial(
-        engine.client,
+        engine,
         trial,
         SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()}),
-        engine.trial_settings(),
     )
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == ["describe"]

@@ -151,10 +151,9 @@ def test_calibration_reproduces_the_recorded_failure_in_the_image(mocha_task) ->
 def test_reference_scores_one_and_every_default_control_zero(mocha_task) -> None:
     engine, task = mocha_task["engine"], mocha_task["task"]
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=mocha_task["image"].tag, task_dir=task.path),
         DEFAULT_CONTROLS,
-        engine.trial_settings(),
     )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
@@ -169,9 +168,7 @@ def test_reference_scores_one_and_every_default_control_zero(mocha_task) -> None
 def test_forging_mochas_results_scores_zero(mocha_task) -> None:
     engine, task = mocha_task["engine"], mocha_task["task"]
     trial = TrialTask(image=mocha_task["image"].tag, task_dir=task.path)
-    forged = run_trial(
-        engine.client, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}), engine.trial_settings()
-    )
+    forged = run_trial(engine, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
     verdict = forged.verdict
     # The static check names the patched global and the descriptor reads first; behind it,
     # the run itself shows the forgery: no record signed without the key reached the
@@ -186,7 +183,7 @@ def test_a_mocharc_requiring_code_into_mochas_process_is_not_loaded(mocha_task) 
     engine, task = mocha_task["engine"], mocha_task["task"]
     trial = TrialTask(image=mocha_task["image"].tag, task_dir=task.path)
     files = {"/workspace/.mocharc.json": MOCHARC.encode(), "/workspace/forge.cjs": FORGE.encode()}
-    result = run_trial(engine.client, trial, SubmitFiles(files), engine.trial_settings())
+    result = run_trial(engine, trial, SubmitFiles(files))
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []
     assert result.verdict["tracked"] == {"test/calc.test.js::calc > adds two numbers": "failed"}

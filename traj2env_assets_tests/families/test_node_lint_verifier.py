@@ -185,10 +185,9 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
     controls = RepairFamily().controls(node_lint_task["candidate"])
     assert [control.name for control in controls] == [control.name for control in LINT_CONTROLS] + sorted(extra)
     matrix = run_matrix(
-        engine.client,
+        engine,
         TrialTask(image=node_lint_task["image"].tag, task_dir=task.path),
         controls,
-        engine.trial_settings(),
     )
     rewards = {result.control: result.reward for result in matrix.results}
     reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
@@ -212,10 +211,9 @@ def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_ta
     engine, task, case = node_lint_task["engine"], node_lint_task["task"], node_lint_task["case"]
     trial = TrialTask(image=node_lint_task["image"].tag, task_dir=task.path)
     silenced = run_trial(
-        engine.client,
+        engine,
         trial,
         SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()}),
-        engine.trial_settings(),
     )
     assert (silenced.reward, silenced.verdict["reason"]) == (0.0, "tamper_detected")
     assert silenced.verdict["tamper_findings"][0]["kind"] == case.get("silenced_kind", "suppression_added")
@@ -223,10 +221,9 @@ def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_ta
     renamed = text.replace("function area", "function areaOf").replace("area(width", "areaOf(width")
     gutted, names = case.get("gutted", ({path: renamed}, ["area"]))
     moved = run_trial(
-        engine.client,
+        engine,
         trial,
         SubmitFiles({f"/workspace/{p}": t.encode() for p, t in gutted.items()}),
-        engine.trial_settings(),
     )
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == names

@@ -139,21 +139,17 @@ def test_the_check_runs_as_recorded_in_calibration_and_in_the_verifier(
 
     # The verifier: the reference scores 1, the untouched project 0.
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
-    reference = run_trial(
-        engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}), engine.trial_settings()
-    )
+    reference = run_trial(engine, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}))
     assert reference.reward == 1.0, reference.test_output_tail
     assert reference.verdict is not None and reference.verdict["tracked"] == {tracked: "passed"}
-    no_op = run_trial(engine.client, trial_task, SubmitFiles({}), engine.trial_settings())
+    no_op = run_trial(engine, trial_task, SubmitFiles({}))
     assert no_op.reward == 0.0 and no_op.verdict is not None
     assert no_op.verdict["reason"] == "check_failed"
     assert no_op.verdict["tracked"] == {tracked: "failed"}
     # Half a fix of a file that failed to import: it collects, one of its tests fails.
     if tracked == "tests/test_calc.py":
         half = FIXED.replace("a * b", "a + b")
-        partial = run_trial(
-            engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": half.encode()}), engine.trial_settings()
-        )
+        partial = run_trial(engine, trial_task, SubmitFiles({"/workspace/pkg/calc.py": half.encode()}))
         assert partial.reward == 0.0 and partial.verdict is not None
         assert partial.verdict["tracked"] == {tracked: "failed"}, json.dumps(partial.verdict)
 
@@ -209,12 +205,10 @@ def test_a_test_the_image_fails_with_the_reference_too_is_deselected_and_the_res
 
     # The verifier runs the check without that test: the reference scores 1, a no-op 0.
     trial_task = TrialTask(image=image.tag, task_dir=task.path)
-    reference = run_trial(
-        engine.client, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}), engine.trial_settings()
-    )
+    reference = run_trial(engine, trial_task, SubmitFiles({"/workspace/pkg/calc.py": FIXED.encode()}))
     assert reference.reward == 1.0, reference.test_output_tail
     assert reference.verdict is not None and reference.verdict["tracked"] == {"tests/test_calc.py": "passed"}
     assert "test_profile" not in json.dumps(reference.verdict)
-    no_op = run_trial(engine.client, trial_task, SubmitFiles({}), engine.trial_settings())
+    no_op = run_trial(engine, trial_task, SubmitFiles({}))
     assert no_op.reward == 0.0 and no_op.verdict is not None
     assert no_op.verdict["tracked"] == {"tests/test_calc.py": "failed"}

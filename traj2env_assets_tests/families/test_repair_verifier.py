@@ -32,19 +32,16 @@ def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -
     assert regression != fixed
 
     broken = run_trial(
-        engine.client,
+        engine,
         trial_task,
         SubmitFiles({"/workspace/intervals.py": regression.encode()}),
-        engine.trial_settings(),
     )
     assert broken.reward == 0.0
     assert broken.verdict["reason"] == "check_failed"
     assert broken.verdict["failed"] == ["tests/test_intervals.py::test_covered_length_counts_overlap_once"]
     assert set(broken.verdict["tracked"].values()) == {"passed"}
 
-    honest = run_trial(
-        engine.client, trial_task, SubmitFiles({"/workspace/intervals.py": fixed.encode()}), engine.trial_settings()
-    )
+    honest = run_trial(engine, trial_task, SubmitFiles({"/workspace/intervals.py": fixed.encode()}))
     assert honest.reward == 1.0
 
 
@@ -74,6 +71,6 @@ def test_packages_the_submission_installs_in_the_project_never_reach_the_verifie
         files = {"/workspace/events.py": relying.encode(), where: helper}
         if where.startswith("/workspace/.venv/"):
             files["/workspace/.venv/pyvenv.cfg"] = b"home = /usr/bin\n"
-        result = run_trial(engine.client, trial_task, SubmitFiles(files), engine.trial_settings())
+        result = run_trial(engine, trial_task, SubmitFiles(files))
         assert result.reward == 0.0, where
         assert "ModuleNotFoundError: No module named 'sortkeys'" in result.test_output_tail, where

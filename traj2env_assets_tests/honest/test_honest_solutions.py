@@ -52,7 +52,7 @@ def results(engine: DockerEngine, example_run: ExampleRun) -> dict[str, list[Tri
         assert task_dir is not None, f"no {FAMILY[session]} task published for {session}"
         controls = [ReferenceControl(), *(HonestSolution(name, files) for name, files in variants.items())]
         trial_task = TrialTask(image=engine.build(task_dir / "environment").tag, task_dir=task_dir)
-        found[session] = run_matrix(engine.client, trial_task, controls, engine.trial_settings(), parallelism=3).results
+        found[session] = run_matrix(engine, trial_task, controls, parallelism=3).results
     return found
 
 
