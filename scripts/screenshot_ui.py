@@ -8,8 +8,8 @@ Start a webserver on a workspace first, e.g. after a cheap run
         .venv/bin/dagster-webserver -w workspace.yaml -p 3311 &
     .venv/bin/python scripts/screenshot_ui.py --url http://127.0.0.1:3311 --out docs/images/ui-asset-graph.png
 
-Drives Debian's chromium through Debian's chromedriver with selenium, as the UI test does
-(`traj2env_assets_tests/deploy/browser.py`); nothing is downloaded. The page is shown with
+Drives Debian's chromium through Debian's chromedriver with selenium, set up by the UI
+test's browser module (`traj2env_assets_tests/deploy/browser.py`); nothing is downloaded. The page is shown with
 the navigation and the asset tree hidden and every group expanded (the graph's own
 "Expand all groups", Alt+E), at an exact viewport size.
 """
@@ -22,24 +22,21 @@ from pathlib import Path
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+from traj2env_assets_tests.deploy.browser import dismiss_first_visit_dialog, headless_chromium
+
 # Assets that must be drawn before the screenshot is taken: both ends of the graph.
 EXPECT = ["trajectory_atif", "published_tasks", "run_report"]
 GROUPS = ["ingest", "report"]
 
 
 def ready(driver: webdriver.Chrome) -> bool:
-    """The lineage page shows its groups; the open-source UI's first-visit dialog, which covers it, dismissed."""
-    for button in driver.find_elements(By.XPATH, "//button[normalize-space()='Skip']"):
-        if button.is_displayed():
-            button.click()
+    """The lineage page shows its groups (the first-visit dialog, which covers it, dismissed)."""
+    dismiss_first_visit_dialog(driver)
     shown = driver.find_element(By.TAG_NAME, "body").text
     return "Global asset lineage" in shown and all(group in shown for group in GROUPS)
 
@@ -54,13 +51,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=90.0)
     args = parser.parse_args()
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
     width, height = (int(n) for n in args.size.split(","))
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
+    with headless_chromium() as driver:
         # The viewport itself, not the window (whose size includes the browser's frame).
         metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
@@ -94,8 +86,6 @@ def main() -> int:
         driver.save_screenshot(str(args.out))
         print(args.out)
         return 0
-    finally:
-        driver.quit()
 
 
 if __name__ == "__main__":

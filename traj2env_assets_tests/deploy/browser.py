@@ -1,5 +1,6 @@
-"""A real browser for the UI tests: Debian's chromium, headless, driven by selenium through
-Debian's chromedriver (nothing is downloaded: both paths are given)."""
+"""A real browser for the UI tests and the README's screenshot (``scripts/screenshot_ui.py``):
+Debian's chromium, headless, driven by selenium through Debian's chromedriver (nothing is
+downloaded: both paths are given)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,12 @@ class Page:
         """Open ``path``, wait until every string of ``expect`` is on the page, save a screenshot."""
         self.driver.get(self.base_url + path)
 
-        def shown(_: object) -> bool:
-            self._dismiss_newsletter()
+        def shown() -> bool:
+            dismiss_first_visit_dialog(self.driver)
             return not self._missing(expect)
 
         try:
-            WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(shown)
+            WebDriverWait(self.driver, timeout, poll_frequency=0.5).until(lambda _: shown())
         except TimeoutException:
             self.driver.save_screenshot(str(self.screenshots / f"{screenshot}-timeout.png"))
             missing = self._missing(expect)
@@ -46,22 +47,31 @@ class Page:
         shown = "".join(self.text().split())
         return [item for item in expect if "".join(item.split()) not in shown]
 
-    def _dismiss_newsletter(self) -> None:
-        # The open-source UI's first-visit "Join the Dagster community" dialog covers the page.
-        # The window is tall because the asset graph only draws the nodes in view.
-        for button in self.driver.find_elements(By.XPATH, "//button[normalize-space()='Skip']"):
-            if button.is_displayed():
-                button.click()
+
+def dismiss_first_visit_dialog(driver: webdriver.Chrome) -> None:
+    """Close the open-source UI's first-visit "Join the Dagster community" dialog, which
+    covers the page."""
+    for button in driver.find_elements(By.XPATH, "//button[normalize-space()='Skip']"):
+        if button.is_displayed():
+            button.click()
+
+
+@contextmanager
+def headless_chromium(*arguments: str) -> Iterator[webdriver.Chrome]:
+    """Debian's chromium, headless, with extra command-line ``arguments``; always quit."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", *arguments):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 @contextmanager
 def chromium(base_url: str, screenshots: Path) -> Iterator[Page]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,2000"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
+    # The window is tall because the asset graph only draws the nodes in view.
+    with headless_chromium("--window-size=1600,2000") as driver:
         yield Page(driver, base_url, screenshots)
-    finally:
-        driver.quit()
