@@ -51,11 +51,11 @@ from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
 from traj2env_assets.formats.stage import convert_partition
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.replay import replay_partition
 from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
 # The real logs live outside the repository (traj2env_assets_tests/corpus); their rows are left out where absent.

@@ -45,8 +45,8 @@ import docker
 from rich.console import Console
 from rich.table import Table
 
-from traj2env_assets.cli import INSTANCE_DIR
 from traj2env_assets.docker_engine.labels import ROLE_LABEL
+from traj2env_assets.layout import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = REPO / ".venv" / "bin" / "python"
@@ -246,7 +246,7 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
         str(workspace),
     ]
     cold = _timed(command, checkout, log)
-    every_step = run_steps(workspace / INSTANCE_DIR)
+    every_step = run_steps(Workspace(root=workspace).dagster_home)
     steps = step_intervals(every_step)
     stages = stage_breakdown(every_step, cold.wall_s)
     trials = trial_figures(workspace)

@@ -337,11 +337,11 @@ def run_loop(config: Path, workspace: Path) -> LoopRun:
     from traj2env_assets.config import RunSettings, load_run_config
     from traj2env_assets.families.registry import registered_families
     from traj2env_assets.formats.stage import convert_partition
+    from traj2env_assets.layout import Workspace
     from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.replay import replay_partition
     from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import register_sources
-    from traj2env_assets.workspace import Workspace
 
     settings = RunSettings.resolve(load_run_config(config), workspace)
     options = settings.options

@@ -203,12 +203,12 @@ def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | N
     core functions on a scratch workspace (seconds: no Docker, no Dagster)."""
     from traj2env_assets.families.registry import registered_families
     from traj2env_assets.formats.stage import convert_partition
+    from traj2env_assets.layout import Workspace
     from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
     from traj2env_assets.replay import replay_partition
     from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import load_registry, register_sources
-    from traj2env_assets.workspace import Workspace
 
     with tempfile.TemporaryDirectory(prefix="traj2env-scale-shapes-") as folder:
         root = Path(folder)
@@ -516,7 +516,7 @@ def run_count(
 ) -> CountRun:
     """Generate ``count`` sessions into ``root`` and run ``traj2env generate`` on them, measured;
     the tree RSS when the replay stage had reached each of ``checkpoints`` sessions."""
-    from traj2env_assets.cli import INSTANCE_DIR
+    from traj2env_assets.layout import Workspace
 
     root.mkdir(parents=True)
     sessions = generate_sessions(root / "sessions", count, shapes, mine_share)
@@ -544,7 +544,7 @@ def run_count(
     run.end_rss_kib = samples[-1][2] if samples else 0
     for checkpoint in (c for c in checkpoints or [] if c <= count):
         run.checkpoints[checkpoint] = next((rss for _, done, rss in samples if done >= checkpoint), 0)
-    read_instance(workspace / INSTANCE_DIR, run)
+    read_instance(Workspace(root=workspace).dagster_home, run)
     read_outputs(workspace, run)
     return run
 

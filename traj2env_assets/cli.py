@@ -22,7 +22,8 @@ import docker.errors
 import yaml
 from rich.console import Console
 
-from traj2env_assets.config import DEFAULT_WORKSPACE, ConfigError, RunSettings, load_run_config
+from traj2env_assets.atomic_files import atomic_write_text
+from traj2env_assets.config import ConfigError, RunSettings, load_run_config
 from traj2env_assets.definitions import build_definitions, pipeline_job
 from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG
@@ -35,6 +36,7 @@ from traj2env_assets.defs.run_liveness import execute_locked, release_dead_work
 from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.harbor.validate_command import add_validate_command
+from traj2env_assets.layout import DEFAULT_WORKSPACE, Workspace
 from traj2env_assets.quality.review_command import add_review_command
 from traj2env_assets.quality.rollout_command import add_rollout_command
 from traj2env_assets.report import REPORT_FILE, RunReport
@@ -42,7 +44,6 @@ from traj2env_assets.run_progress import StageCounter, StageProgress, print_summ
 from traj2env_assets.sources import register_sources
 from traj2env_assets.trajectory_export.export import export_spec
 from traj2env_assets.trajectory_export.wheelhouse import WheelhouseError
-from traj2env_assets.workspace import Workspace, atomic_write_text
 
 console = Console(stderr=True)
 # The progress bar is the CLI's output; Dagster's per-event console log would bury it.
@@ -74,15 +75,12 @@ def _written_by_the_command(config: object) -> bool:
     return isinstance(named_home, str) and config == instance_config(Path(named_home))
 
 
-INSTANCE_DIR = ".dagster"
-
-
 def dagster_home(workspace: Path) -> Path:
     """``DAGSTER_HOME`` when set, else ``<workspace>/.dagster``; given an instance config
     (``dagster.yaml``) when it has none or one the command wrote for another home or in an
     earlier version, so Dagster neither warns nor asks about telemetry and pool slots hold
     across worker processes."""
-    home = Path(os.environ.get("DAGSTER_HOME") or workspace / INSTANCE_DIR).resolve()
+    home = Path(os.environ.get("DAGSTER_HOME") or Workspace(root=workspace).dagster_home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     wanted = instance_config(home)

@@ -18,14 +18,8 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM
+from traj2env_assets.layout import DEFAULT_SOURCE_DIR, Workspace
 from traj2env_assets.repositories.models import Repositories
-
-DEFAULT_WORKSPACE = Path("workspace")
-"""The workspace root when ``--workspace`` is not given (relative to the current directory)."""
-DEFAULT_DESTINATION = Path("trajectory-tasks")
-"""Under the workspace root, when the config names no ``output.destination``."""
-DEFAULT_LLM_CACHE_DIR = Path("cache/trajectory_to_env/llm")
-"""Under the workspace root, when the config names no ``llm_cache_dir``."""
 
 SourceFormat = Literal["auto", "atif", "claude-code", "codex", "pi"]
 ReasoningEffort = Literal["low", "medium", "high"]
@@ -98,7 +92,7 @@ class SourceConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["trajectory"] = "trajectory"
-    path: Path = Path("workspace/trajectories")
+    path: Path = DEFAULT_SOURCE_DIR
     format: SourceFormat = "auto"
     repositories: Repositories | None = None
     """Local git checkouts of the projects the sessions worked on (``auto``: the checkout
@@ -159,16 +153,16 @@ class RunSettings(BaseModel):
 
     @classmethod
     def resolve(cls, config: RunConfigFile, workspace_root: Path, cwd: Path | None = None) -> RunSettings:
-        workspace = workspace_root.resolve()
+        workspace = Workspace(root=workspace_root.resolve())
         here = (cwd or Path.cwd()).resolve()
         options = config.pipeline.options
-        cache_dir = here / options.llm_cache_dir if options.llm_cache_dir else workspace / DEFAULT_LLM_CACHE_DIR
-        destination = here / config.output.destination if config.output.destination else workspace / DEFAULT_DESTINATION
+        cache_dir = here / options.llm_cache_dir if options.llm_cache_dir else workspace.default_llm_cache_dir
+        destination = here / config.output.destination if config.output.destination else workspace.default_destination
         repositories = config.source.repositories
         if isinstance(repositories, list):
             repositories = [entry.model_copy(update={"path": here / entry.path}) for entry in repositories]
         return cls(
-            workspace=workspace,
+            workspace=workspace.root,
             source=config.source.model_copy(update={"path": here / config.source.path, "repositories": repositories}),
             options=options.model_copy(update={"llm_cache_dir": cache_dir}),
             output=ResolvedOutput(**{**config.output.model_dump(), "destination": destination}),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_write_bytes, atomic_write_text
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import STAGES, Stage
 from traj2env_assets.report import (
@@ -25,7 +26,6 @@ from traj2env_assets.report import (
     with_dataset_quality,
     write_run_report,
 )
-from traj2env_assets.workspace import atomic_write_bytes, atomic_write_text
 
 if TYPE_CHECKING:
     import pandas as pd

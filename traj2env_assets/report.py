@@ -8,15 +8,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Fact
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, Decision, RolloutFlag, read_manifest
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
-    CANDIDATE_FILE,
     STAGES,
     CandidateStatus,
     Stage,
-    candidate_dir,
+    candidate_files,
     read_mining,
     statuses_of,
 )
@@ -27,7 +28,6 @@ from traj2env_assets.replay.stage import read_fidelity, read_repository
 from traj2env_assets.repositories import RepositoryRecord
 from traj2env_assets.scan_gate import FindingEvidence, read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
-from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json
 
 REPORT_FILE = "report.json"
 # A family mined a replayed input and found nothing to make a task from.
@@ -140,8 +140,8 @@ def input_record(workspace: Workspace, families: list[str], partition_key: str, 
             record.status, record.reason = "skipped", "gate"
         elif verdict.outcome == "scan_error":
             record.status, record.reason, record.detail = "skipped", "scan_error", verdict.reason
-    record.replay_fidelity = read_fidelity(workspace.stage_dir(STAGE_REPLAY, partition_key))
-    record.repository = read_repository(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    record.replay_fidelity = read_fidelity(workspace.replay_dir(partition_key))
+    record.repository = read_repository(workspace.replay_dir(partition_key))
     for family in families:
         mining = read_mining(workspace, family, partition_key)
         if mining is not None and not mining.task_ids:
@@ -160,7 +160,7 @@ def _facts(status: CandidateStatus) -> dict[str, Fact]:
 
 
 def candidate_record(workspace: Workspace, status: CandidateStatus) -> CandidateRecord:
-    evidence = {"candidate": str(candidate_dir(workspace, status.ref) / CANDIDATE_FILE)}
+    evidence = {"candidate": str(candidate_files(workspace, status.ref).candidate_file)}
     if status.image is not None:
         evidence["staged_task"] = status.image.staged_path
     if status.trials is not None:

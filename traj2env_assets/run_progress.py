@@ -16,8 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from traj2env_assets.funnel import PROGRESS_STAGES, funnel_frame, progress_counts, skip_reasons_frame
+from traj2env_assets.layout import Workspace
 from traj2env_assets.report import RunReport, build_run_report
-from traj2env_assets.workspace import Workspace
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -52,8 +52,9 @@ from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
-from traj2env_assets.formats.stage import read_conversion, trajectory_path
-from traj2env_assets.workspace import STAGE_SCAN, Workspace, atomic_write_json
+from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.formats.stage import read_conversion
+from traj2env_assets.layout import Workspace
 
 GateOutcome = Literal["clean", "blocked", "disabled", "scanner_absent", "scan_error", "not_converted"]
 SeverityName = Literal["info", "low", "medium", "high", "critical"]
@@ -244,13 +245,12 @@ def _scanner_version() -> str | None:
         return None
 
 
-VERDICT_FILE = "verdict.json"
 SCAN_GATE_VERSION = "3"
 """Bumped when the gate's own rules change (the default blocking set, evidence), so old verdicts are redone."""
 
 
 def read_verdict(workspace: Workspace, partition_key: str) -> ScanVerdict | None:
-    path = workspace.stage_file(STAGE_SCAN, partition_key, VERDICT_FILE)
+    path = workspace.verdict_file(partition_key)
     if not path.is_file():
         return None
     return ScanVerdict.model_validate_json(path.read_text(encoding="utf-8"))
@@ -291,10 +291,10 @@ def scan_partition(
             allow=sorted(allow or []),
         )
     else:
-        document = json.loads(trajectory_path(workspace, partition_key).read_text(encoding="utf-8"))
+        document = json.loads(workspace.trajectory_file(partition_key).read_text(encoding="utf-8"))
         verdict = scan_trajectory(
             document, enabled=enabled, blocking_severity=blocking_severity, block=block, allow=allow
         )
     verdict = verdict.model_copy(update={"input_key": input_key})
-    atomic_write_json(workspace.stage_file(STAGE_SCAN, partition_key, VERDICT_FILE), verdict)
+    atomic_write_json(workspace.verdict_file(partition_key), verdict)
     return verdict

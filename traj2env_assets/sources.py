@@ -22,9 +22,10 @@ from typing import Literal
 from filelock import FileLock
 from pydantic import BaseModel, Field
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.formats.claude_code import flat_subagent_parent, subagent_meta_log
 from traj2env_assets.formats.detect import UndetectableFormat, detect_head, read_head, session_id_in_head
-from traj2env_assets.workspace import Workspace, atomic_write_json
+from traj2env_assets.layout import Workspace
 
 SOURCE_SUFFIXES = (".json", ".jsonl")
 MAX_KEY_LENGTH = 96
@@ -143,12 +144,8 @@ def discover_source_files(source_dir: Path) -> tuple[list[Path], list[RejectedSo
     return found, rejected
 
 
-def _registry_path(workspace: Workspace) -> Path:
-    return workspace.root / "sources" / "registry.json"
-
-
 def load_registry(workspace: Workspace) -> SourceRegistry:
-    path = _registry_path(workspace)
+    path = workspace.sources_registry_file
     if not path.is_file():
         return SourceRegistry()
     return SourceRegistry.model_validate_json(path.read_text(encoding="utf-8"))
@@ -170,7 +167,7 @@ def register_sources(
     """Register every trajectory under ``source_dir``; return new, changed and unchanged keys."""
     files, rejected = discover_source_files(source_dir)
     outcome = Registration(rejected=list(rejected))
-    registry_file = _registry_path(workspace)
+    registry_file = workspace.sources_registry_file
     registry_file.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(registry_file) + ".lock"):
         registry = load_registry(workspace)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats.logs import claude_line, write_jsonl
 
 

@@ -24,8 +24,8 @@ from traj2env_assets.defs.sensors import (
     trajectory_folder_sensor,
 )
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats import real_shapes
 
 # The partition key of the Claude Code edit-variants log (its session id).

@@ -28,7 +28,8 @@ from traj2env_assets.defs.pools import pool_limits
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.run_liveness import IN_PROGRESS
 from traj2env_assets.docker_engine.connection import connect
-from traj2env_assets.llm.ledger import LEDGER_DIR, SpendLedgerFile
+from traj2env_assets.layout import LEDGER_DIR
+from traj2env_assets.llm.ledger import SpendLedgerFile
 from traj2env_assets_tests.families.qa.sample import sample_reply
 from traj2env_assets_tests.faults.killed_cli import (
     POINT_TIMEOUT_S,

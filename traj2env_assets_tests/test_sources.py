@@ -7,8 +7,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources, safe_key
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.logs import claude_line, write_jsonl
 

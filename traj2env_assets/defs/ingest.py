@@ -7,7 +7,7 @@ import dagster as dg
 from traj2env_assets.defs.materialize import NOTHING, Metadata, PartitionFigures, data_version_of, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion, trajectory_path
+from traj2env_assets.formats.stage import CONVERTER_VERSION, convert_partition, read_conversion
 from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import load_registry, register_sources
 
@@ -41,7 +41,7 @@ def trajectory_atif(
     for key in context.partition_keys:
         record = convert_partition(workspace, key, forced)
         metadata: Metadata = {
-            "path": dg.MetadataValue.path(str(trajectory_path(workspace, key))),
+            "path": dg.MetadataValue.path(str(workspace.trajectory_file(key))),
             "format": record.format or "unknown",
             "status": record.status,
             "reason": record.reason or "",

@@ -13,7 +13,7 @@ import dagster as dg
 from pydantic import field_validator
 
 from traj2env_assets.config import PipelineOptions, RunConfigFile, RunSettings, load_run_config
-from traj2env_assets.workspace import Workspace
+from traj2env_assets.layout import Workspace
 
 FAMILIES_RESOURCE = "families"
 

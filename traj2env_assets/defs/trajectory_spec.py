@@ -6,11 +6,12 @@ import dagster as dg
 
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import Families
+from traj2env_assets.layout import TRAJECTORY_SPEC_DIR
 from traj2env_assets.trajectory_export.export import export_spec
 
 
 class TrajectorySpecConfig(dg.Config):
-    out: str = "trajectory-spec"
+    out: str = TRAJECTORY_SPEC_DIR
     """Relative paths resolve against the workspace."""
     wheelhouse: str | None = None
 
@@ -25,7 +26,7 @@ class TrajectorySpecConfig(dg.Config):
 def trajectory_spec(
     config: TrajectorySpecConfig, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> dg.MaterializeResult:
-    out = pipeline.workspace().root / config.out
+    out = pipeline.workspace().resolve(config.out)
     summary = export_spec(
         pipeline.settings().output.destination,
         out,

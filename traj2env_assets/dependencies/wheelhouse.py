@@ -26,6 +26,8 @@ import uv
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.layout import WheelhouseLayout
+
 IMAGE_PYTHON_VERSION = "3.13"
 UV_PLATFORM = "x86_64-manylinux_2_28"
 # pip takes the tags one by one; a manylinux_2_28 system also runs every older manylinux.
@@ -53,7 +55,7 @@ class WheelFile(BaseModel):
 
 
 class Wheelhouse(BaseModel):
-    """One resolution's pins and wheels (``root/wheels/<name>``)."""
+    """One resolution's pins and wheels (``WheelhouseLayout.wheel_file``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -64,7 +66,7 @@ class Wheelhouse(BaseModel):
     wheels: list[WheelFile]
 
     def wheel_paths(self, root: Path) -> dict[str, Path]:
-        return {wheel.name: root / "wheels" / wheel.name for wheel in self.wheels}
+        return {wheel.name: WheelhouseLayout(root).wheel_file(wheel.name) for wheel in self.wheels}
 
 
 def resolution_key(requirements: list[str], pinned_at: str | None) -> str:
@@ -162,10 +164,11 @@ def build_wheelhouse(requirements: list[str], pinned_at: str | None, root: Path)
     """The wheels that install ``requirements`` in the image, resolved as of ``pinned_at``
     (RFC 3339 or a date) and cached under ``root``. Raises :class:`DependencyResolutionError`."""
     key = resolution_key(requirements, pinned_at)
-    lock_path = root / "locks" / f"{key}.json"
+    layout = WheelhouseLayout(root)
+    lock_path = layout.lock_file(key)
     if (house := _cached(lock_path, root)) is not None:
         return house
-    (root / "wheels").mkdir(parents=True, exist_ok=True)
+    layout.wheels_dir.mkdir(parents=True, exist_ok=True)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(lock_path) + ".lock"):
         if (house := _cached(lock_path, root)) is not None:
@@ -175,7 +178,7 @@ def build_wheelhouse(requirements: list[str], pinned_at: str | None, root: Path)
         with tempfile.TemporaryDirectory(dir=root, prefix=".download-") as scratch:
             download_wheels(pins, Path(scratch))
             for path in sorted(Path(scratch).glob("*.whl")):
-                target = root / "wheels" / path.name
+                target = layout.wheel_file(path.name)
                 if not target.is_file():
                     os.replace(path, target)
                 wheels.append(WheelFile(name=path.name, sha256=_sha256(target)))

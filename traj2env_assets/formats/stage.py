@@ -7,14 +7,13 @@ from pathlib import Path
 import atif
 from pydantic import TypeAdapter
 
+from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
 from traj2env_assets.formats.convert import ConversionRecord, convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import source_for_key
-from traj2env_assets.workspace import STAGE_CONVERSION, Workspace, atomic_write_json, atomic_write_text
 
 CONVERTER_VERSION = "4"
-TRAJECTORY_FILE = "trajectory.json"
 _STEPS = TypeAdapter(list[atif.Step])
-RECORD_FILE = "record.json"
 
 
 class StoredConversion(ConversionRecord):
@@ -27,7 +26,7 @@ class StoredConversion(ConversionRecord):
 
 
 def read_conversion(workspace: Workspace, partition_key: str) -> StoredConversion | None:
-    path = workspace.stage_file(STAGE_CONVERSION, partition_key, RECORD_FILE)
+    path = workspace.conversion_record_file(partition_key)
     if not path.is_file():
         return None
     return StoredConversion.model_validate_json(path.read_text(encoding="utf-8"))
@@ -44,10 +43,6 @@ def trajectory_json(trajectory: atif.Trajectory) -> str:
     return head[: -len("\n}")] + ',\n "steps": ' + steps + "\n}"
 
 
-def trajectory_path(workspace: Workspace, partition_key: str) -> Path:
-    return workspace.stage_file(STAGE_CONVERSION, partition_key, TRAJECTORY_FILE)
-
-
 def convert_partition(workspace: Workspace, partition_key: str, forced_format: str = "auto") -> StoredConversion:
     """Convert the partition's source file unless the same content was already converted."""
     source = source_for_key(workspace, partition_key)
@@ -56,17 +51,17 @@ def convert_partition(workspace: Workspace, partition_key: str, forced_format: s
         previous is not None
         and previous.content_sha256 == source.content_sha256
         and previous.converter_version == CONVERTER_VERSION
-        and (previous.status == "skipped" or trajectory_path(workspace, partition_key).is_file())
+        and (previous.status == "skipped" or workspace.trajectory_file(partition_key).is_file())
     ):
         return previous.model_copy(update={"cached": True})
     result = convert_source(Path(source.path), forced_format)  # type: ignore[arg-type]
     stored = StoredConversion(
         **result.record.model_dump(), partition_key=partition_key, content_sha256=source.content_sha256
     )
-    target = trajectory_path(workspace, partition_key)
+    target = workspace.trajectory_file(partition_key)
     if result.trajectory is not None:
         atomic_write_text(target, trajectory_json(result.trajectory))
     else:
         target.unlink(missing_ok=True)
-    atomic_write_json(workspace.stage_file(STAGE_CONVERSION, partition_key, RECORD_FILE), stored)
+    atomic_write_json(workspace.conversion_record_file(partition_key), stored)
     return stored

@@ -33,9 +33,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.harbor.task_toml import TaskToml
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
-from traj2env_assets.workspace import atomic_write_json
 
 MANIFEST_FILE = "dataset.json"
 SPLITS_FILE = "splits.json"
@@ -229,7 +230,7 @@ def assign_splits(
 
 
 def read_task_toml(task_dir: Path) -> TaskToml:
-    return TaskToml.model_validate(tomllib.loads((task_dir / "task.toml").read_text(encoding="utf-8")))
+    return TaskToml.model_validate(tomllib.loads(TaskLayout(task_dir).config_path.read_text(encoding="utf-8")))
 
 
 def read_splits(destination: Path) -> SplitAssignments | None:

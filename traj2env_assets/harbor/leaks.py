@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-RESTORE_DIR = Path("tests") / "traj2env" / "restore"
-SHOWN_DIR = Path("environment") / "workspace"
+from traj2env_assets.layout import TaskLayout
+
 # A body shorter than this (``pass``, ``assert True``) says nothing about a test.
 MIN_BODY_CHARS = 24
 
@@ -51,15 +51,16 @@ class TaskTests(BaseModel):
 
 
 def task_tests(task_dir: Path) -> TaskTests:
+    layout = TaskLayout(task_dir)
     hidden: dict[str, str] = {}
-    restore = task_dir / RESTORE_DIR
+    restore = layout.restore_dir
     for path in _python_files(restore):
         for node in _functions(path.read_text(encoding="utf-8", errors="replace")):
             if node.name.startswith("test") and (key := _fingerprint(node)):
                 hidden.setdefault(key, f"{path.relative_to(restore).as_posix()}::{node.name}")
     shown: set[str] = set()
-    sources = [path.read_text(encoding="utf-8", errors="replace") for path in _python_files(task_dir / SHOWN_DIR)]
-    instruction = task_dir / "instruction.md"
+    sources = [path.read_text(encoding="utf-8", errors="replace") for path in _python_files(layout.shown_workspace_dir)]
+    instruction = layout.instruction_path
     if instruction.is_file():
         sources += instruction.read_text(encoding="utf-8", errors="replace").split("```")[1::2]
     for source in sources:

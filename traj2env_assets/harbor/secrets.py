@@ -49,10 +49,11 @@ from detect_secrets.core.scan import scan_file
 from detect_secrets.settings import default_settings
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.atomic_files import atomic_write_text
 from traj2env_assets.harbor import secret_detectors
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.workspace import atomic_write_text
+from traj2env_assets.layout import keyed_file
 
 SECRET_IN_TASK = "secret_in_task"
 MARKER = "[REDACTED-SECRET-{n}]"
@@ -175,7 +176,7 @@ def _cache_file(cache_dir: Path, relative: str, path: Path) -> Path:
     digest = hashlib.sha256(f"{_CACHE_VERSION}\0{relative}\0".encode())
     digest.update(path.read_bytes())
     key = digest.hexdigest()
-    return cache_dir / key[:2] / f"{key}.json"
+    return keyed_file(cache_dir, key)
 
 
 def _file_findings(relative: str, path: Path, cache_dir: Path | None) -> list[SecretFinding]:

@@ -18,10 +18,10 @@ from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel, ValidationError
 
 from traj2env_assets.harbor.no_network_environment import IMPORT_PATH
+from traj2env_assets.layout import TaskLayout
 
 HARBOR = Path(sys.executable).parent / "harbor"
 EXPECTED_REWARD: dict[str, float] = {"oracle": 1.0, "nop": 0.0}
-TASK_FILE = "task.toml"
 
 
 class AgentOutcome(BaseModel):
@@ -123,7 +123,7 @@ def _outcome(trial: TrialResult | None) -> AgentOutcome:
 
 
 def task_names(dataset: Path) -> list[str]:
-    return sorted(p.name for p in dataset.iterdir() if p.is_dir() and (p / TASK_FILE).is_file())
+    return sorted(p.name for p in dataset.iterdir() if p.is_dir() and TaskLayout(p).config_path.is_file())
 
 
 def validate_dataset(

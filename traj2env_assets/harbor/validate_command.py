@@ -9,7 +9,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from traj2env_assets.config import DEFAULT_DESTINATION, DEFAULT_WORKSPACE
 from traj2env_assets.harbor.validate import (
     EXPECTED_REWARD,
     HarborJobFailed,
@@ -17,10 +16,11 @@ from traj2env_assets.harbor.validate import (
     task_names,
     validate_dataset,
 )
+from traj2env_assets.layout import DEFAULT_WORKSPACE, Workspace
 
 # Where `traj2env generate` publishes by default (the default workspace root and destination).
-DEFAULT_DATASET = DEFAULT_WORKSPACE / DEFAULT_DESTINATION
-DEFAULT_JOBS_DIR = DEFAULT_WORKSPACE / "harbor-jobs"
+DEFAULT_DATASET = Workspace(root=DEFAULT_WORKSPACE).default_destination
+DEFAULT_JOBS_DIR = Workspace(root=DEFAULT_WORKSPACE).harbor_jobs_dir
 
 
 def add_validate_command(subparsers: argparse._SubParsersAction) -> None:

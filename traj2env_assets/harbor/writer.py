@@ -31,6 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_directory
 from traj2env_assets.gate.model import gate_files
 from traj2env_assets.gate.runtime import WORKER, runtime_file
 from traj2env_assets.harbor import scripts
@@ -49,8 +50,8 @@ from traj2env_assets.harbor.task_toml import (
     TaskToml,
     VerifierSection,
 )
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.effort import difficulty
-from traj2env_assets.workspace import atomic_directory
 
 _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
@@ -62,27 +63,26 @@ _HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
 }
 ANSWER_GRADER = "grade_answer.py"
 
-SOLUTION_FILES_DIR = "files"
-"""Under ``solution/``: the reference files ``solve.sh`` copies into the project."""
-TRACKED_IDS_FILE = "tracked_ids.txt"
-"""Under ``tests/traj2env/``: the test ids the verifier tracks, one per line."""
-
 
 class WrittenTask(BaseModel):
     task_id: str
     path: Path
 
     @property
+    def layout(self) -> TaskLayout:
+        return TaskLayout(self.path)
+
+    @property
     def environment_dir(self) -> Path:
-        return self.path / "environment"
+        return self.layout.environment_dir
 
     @property
     def tests_dir(self) -> Path:
-        return self.path / "tests"
+        return self.layout.tests_dir
 
     @property
     def solution_dir(self) -> Path:
-        return self.path / "solution"
+        return self.layout.solution_dir
 
 
 def _gate_metadata(spec: TaskSpec) -> BehaviourGateMetadata | None:
@@ -129,21 +129,23 @@ def task_toml(spec: TaskSpec) -> TaskToml:
 def write_task(spec: TaskSpec, dataset_dir: Path) -> WrittenTask:
     target = dataset_dir / spec.task_id
     with atomic_directory(target) as staging:
-        _write(staging / "task.toml", task_toml(spec).to_toml())
-        _write(staging / "instruction.md", spec.instruction.rstrip() + "\n")
-        _write_environment(staging / "environment", spec)
-        _write_solution(staging / "solution", spec)
-        _write_tests(staging / "tests", spec)
+        layout = TaskLayout(staging)
+        _write(layout.config_path, task_toml(spec).to_toml())
+        _write(layout.instruction_path, spec.instruction.rstrip() + "\n")
+        _write_environment(layout, spec)
+        _write_solution(layout, spec)
+        _write_tests(layout, spec)
     return WrittenTask(task_id=spec.task_id, path=target)
 
 
-def _write_environment(environment: Path, spec: TaskSpec) -> None:
-    _write(environment / "Dockerfile", scripts.dockerfile(spec))
+def _write_environment(layout: TaskLayout, spec: TaskSpec) -> None:
+    environment = layout.environment_dir
+    _write(layout.dockerfile_path, scripts.dockerfile(spec))
     for build_file in spec.build_files:
         _place(build_file, environment)
     if spec.answer is not None:
         return
-    workspace = environment / "workspace"
+    workspace = layout.shown_workspace_dir
     workspace.mkdir(parents=True)
     for relative, content in spec.project_files.items():
         _write(workspace / relative, content)
@@ -157,16 +159,16 @@ def _write_environment(environment: Path, spec: TaskSpec) -> None:
         target.chmod(0o644)
 
 
-def _write_solution(solution: Path, spec: TaskSpec) -> None:
-    _write(solution / "solve.sh", scripts.solve_sh(spec), executable=True)
-    (solution / SOLUTION_FILES_DIR).mkdir(parents=True, exist_ok=True)
+def _write_solution(layout: TaskLayout, spec: TaskSpec) -> None:
+    _write(layout.solve_path, scripts.solve_sh(spec), executable=True)
+    layout.solution_files_dir.mkdir(parents=True, exist_ok=True)
     for relative, content in spec.solution_files.items():
-        _write(solution / SOLUTION_FILES_DIR / relative, content)
+        _write(layout.solution_files_dir / relative, content)
 
 
-def _write_tests(tests: Path, spec: TaskSpec) -> None:
-    _write(tests / "test.sh", scripts.test_sh(spec), executable=True)
-    harness = tests / "traj2env"
+def _write_tests(layout: TaskLayout, spec: TaskSpec) -> None:
+    _write(layout.test_path, scripts.test_sh(spec), executable=True)
+    harness = layout.harness_dir
     source = resources.files("traj2env_assets.verification") / "verifier_files"
     if spec.answer is not None:
         _write(harness / ANSWER_GRADER, (source / ANSWER_GRADER).read_bytes())
@@ -174,15 +176,15 @@ def _write_tests(tests: Path, spec: TaskSpec) -> None:
         _write(harness / scripts.GOLD_FILE, json.dumps(gold, ensure_ascii=False) + "\n")
         return
     assert spec.tests is not None  # a spec has tests or an answer
-    _write(harness / TRACKED_IDS_FILE, scripts.tracked_ids_file(spec))
-    _write(harness / "pristine_paths.txt", scripts.pristine_paths_file(spec))
+    _write(layout.tracked_ids_path, scripts.tracked_ids_file(spec))
+    _write(layout.pristine_paths_path, scripts.pristine_paths_file(spec))
     if spec.tests.runner == "pytest":
-        _write(harness / "pytest.ini", "[pytest]\n")
-        _write(harness / "gate_ids.txt", scripts.gate_ids_file(spec))
+        _write(layout.harness_file("pytest.ini"), "[pytest]\n")
+        _write(layout.gate_ids_path, scripts.gate_ids_file(spec))
     for name in _HARNESS_FILES[spec.tests.runner]:
         _write(harness / name, (source / name).read_bytes())
     for relative, content in spec.tests.test_files.items():
-        _write(harness / "restore" / relative, content)
+        _write(layout.restore_dir / relative, content)
     if spec.tests.behaviour_gate is not None:
         cases, expected = gate_files(spec.tests.behaviour_gate)
         _write(harness / scripts.GATE_CASES, cases.model_dump_json() + "\n")
@@ -205,7 +207,7 @@ def _place(build_file: BuildFile, environment: Path) -> None:
 def task_runner(task_dir: Path) -> TestRunner | None:
     """The test runner a written task's verifier uses, read off its harness files."""
     for runner, names in _HARNESS_FILES.items():
-        if (task_dir / "tests" / "traj2env" / names[0]).is_file():
+        if TaskLayout(task_dir).harness_file(names[0]).is_file():
             return runner
     return None
 

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from docker.models.containers import Container
 from pydantic import BaseModel, ValidationError
 
+from traj2env_assets.atomic_files import atomic_write_json, key_lock
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.docker_engine.sandbox import (
@@ -38,6 +39,7 @@ from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.layout import Workspace, keyed_file
 from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
@@ -50,13 +52,10 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
-from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
-
-CACHE_DIR = "cache/calibration"
 
 
 class ProbeResults(BaseModel):
-    """``cache/calibration/<key>.json``."""
+    """A ``Workspace.calibration_cache_dir`` entry."""
 
     key: str
     image: str
@@ -75,7 +74,7 @@ def _plan(workspace: Workspace, family: Family, status: CandidateStatus, org: st
 
 
 def _cache_path(workspace: Workspace, key: str) -> Path:
-    return workspace.root / CACHE_DIR / key[:2] / f"{key}.json"
+    return keyed_file(workspace.calibration_cache_dir, key)
 
 
 def _cached(workspace: Workspace, key: str) -> ProbeResults | None:

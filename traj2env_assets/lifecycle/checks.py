@@ -11,14 +11,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
-    STAGE_CANDIDATES,
-    STAGING_DIR,
     CandidateRef,
     read_mining,
     read_status,
 )
-from traj2env_assets.workspace import Workspace
 
 
 def _referenced(workspace: Workspace, family: str, partition_key: str, task_id: str, staged: Path) -> bool:
@@ -35,7 +33,7 @@ def _referenced(workspace: Workspace, family: str, partition_key: str, task_id: 
 def orphaned_staging_dirs(workspace: Workspace) -> list[Path]:
     """``candidates/<family>/<key>/<task id>/staging/<name>`` directories nothing refers to."""
     orphans = []
-    for staging in sorted((workspace.root / STAGE_CANDIDATES).glob(f"*/*/*/{STAGING_DIR}")):
+    for staging in workspace.every_staging_dir():
         task_dir = staging.parent
         partition_key, family = task_dir.parent.name, task_dir.parent.parent.name
         for staged in sorted(p for p in staging.iterdir() if p.is_dir()):

@@ -7,16 +7,16 @@ that publishes ask again first (``traj2env_assets.quality.duplicates``).
 
 from __future__ import annotations
 
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import CandidateStatus, Stage, save_status
 from traj2env_assets.quality.duplicates import FixClaims
-from traj2env_assets.workspace import Workspace
 
 
 def dropped_as_duplicate(workspace: Workspace, status: CandidateStatus, stage: Stage) -> CandidateStatus | None:
     """The candidate dropped at ``stage`` (and saved) if another claim on its work wins; else None."""
     if status.work_key is None:
         return None
-    winner = FixClaims(workspace.root).winner(status.work_key)
+    winner = FixClaims(workspace.dedupe_dir).winner(status.work_key)
     if winner is None or winner.task_id == status.task_id:
         return None
     return save_status(workspace, status.dropped(stage, winner.drop(), duplicate_of=winner.task_id))

@@ -23,6 +23,7 @@ from traj2env_assets.docker_engine.image_build import BuiltImage, ImageBuildFail
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family
 from traj2env_assets.families.registry import Families
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.layout import TaskLayout, Workspace
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
@@ -33,7 +34,6 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction, redacted_task_spec, spec_key
-from traj2env_assets.workspace import Workspace
 
 LOG_TAIL_CHARS = 4000
 
@@ -86,7 +86,7 @@ def plan_images(
         if staged.drop is not None:
             decided.append(staged)
             continue
-        image = engine.find(staged_task_dir(workspace, staged.ref) / "environment")
+        image = engine.find(TaskLayout(staged_task_dir(workspace, staged.ref)).environment_dir)
         if image is None:
             to_build.append(staged.ref)
         else:
@@ -97,7 +97,7 @@ def plan_images(
 def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: CandidateRef) -> CandidateStatus:
     status = read_status(workspace, ref)
     try:
-        image = engine.build(staged_task_dir(workspace, ref) / "environment")
+        image = engine.build(TaskLayout(staged_task_dir(workspace, ref)).environment_dir)
     except ImageBuildFailedError as exc:
         return save_status(workspace, status.dropped("image", blamed_on_redaction(status, image_build_drop(exc))))
     return save_status(workspace, _with_image(status, image))
@@ -114,5 +114,5 @@ def with_image_present(workspace: Workspace, engine: DockerEngine, status: Candi
     assert status.image is not None and status.image.tag is not None  # past the image stage
     if engine.has_image(status.image.tag):
         return status
-    image = engine.build(staged_task_dir(workspace, status.ref) / "environment")
+    image = engine.build(TaskLayout(staged_task_dir(workspace, status.ref)).environment_dir)
     return save_status(workspace, status.model_copy(update={"image": _image_record(status, image)}))

@@ -16,16 +16,14 @@ from __future__ import annotations
 import hashlib
 import shutil
 
+from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
 from traj2env_assets.families.contract import Drop, Family, MinedCandidate, MiningInput
-from traj2env_assets.formats.stage import trajectory_path
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
-    CANDIDATE_FILE,
-    MINING_FILE,
     CandidateRef,
     CandidateStatus,
     MiningIndex,
-    candidate_dir,
-    partition_dir,
+    candidate_files,
     read_mining,
     read_status,
     save_status,
@@ -33,11 +31,10 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.quality.duplicates import WORK_KEY_VERSION, FixClaim, FixClaims, work_key
 from traj2env_assets.replay import ReplayRecord
 from traj2env_assets.replay.stage import read_outcome
-from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_write_json, atomic_write_text
 
 
 def _input_key(workspace: Workspace, family: Family, partition_key: str) -> str:
-    outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    outcome = read_outcome(workspace.replay_dir(partition_key))
     replay = f"{outcome.input_hash}\0{outcome.code_version}" if outcome else "<no replay>"
     return hashlib.sha256(f"{replay}\0{family.name}\0{family.version}\0{WORK_KEY_VERSION}".encode()).hexdigest()
 
@@ -56,7 +53,7 @@ def _unique_ids(mined: list[MinedCandidate]) -> list[MinedCandidate]:
 
 
 def _remove_stale(workspace: Workspace, family: Family, partition_key: str, keep: set[str]) -> None:
-    directory = partition_dir(workspace, family.name, partition_key)
+    directory = workspace.partition_dir(family.name, partition_key)
     if not directory.is_dir():
         return
     for child in directory.iterdir():
@@ -67,7 +64,7 @@ def _remove_stale(workspace: Workspace, family: Family, partition_key: str, keep
 def _store(workspace: Workspace, family: Family, partition_key: str, mined: MinedCandidate) -> CandidateStatus:
     """Write the candidate; its fresh status, or the previous one if the candidate is unchanged."""
     ref = CandidateRef(family=family.name, partition_key=partition_key, task_id=mined.task_id)
-    path = candidate_dir(workspace, ref) / CANDIDATE_FILE
+    path = candidate_files(workspace, ref).candidate_file
     content = mined.candidate.model_dump_json(indent=2, exclude_none=True) + "\n"
     fresh = CandidateStatus(
         family=family.name,
@@ -93,7 +90,7 @@ def _one_task_per_fix(
     """Claim the candidate's work; a duplicate of the claim that wins is dropped here, before
     any model call or image is spent on it."""
     key = work_key(family.name, mined.candidate, family.provenance_fields)
-    claims = FixClaims(workspace.root)
+    claims = FixClaims(workspace.dedupe_dir)
     claim = FixClaim(
         task_id=mined.task_id,
         partition_key=status.partition_key,
@@ -110,7 +107,7 @@ def _one_task_per_fix(
 def _release_claims(workspace: Workspace, previous: MiningIndex | None, index: MiningIndex) -> None:
     if previous is None:
         return
-    claims = FixClaims(workspace.root)
+    claims = FixClaims(workspace.dedupe_dir)
     for task_id, key in previous.work_keys.items():
         if index.work_keys.get(task_id) != key:
             claims.release(key, task_id)
@@ -122,13 +119,13 @@ def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> 
     if previous and previous.input_key == input_key:
         return previous.model_copy(update={"cached": True})
     index = MiningIndex(input_key=input_key)
-    outcome = read_outcome(workspace.stage_dir(STAGE_REPLAY, partition_key))
+    outcome = read_outcome(workspace.replay_dir(partition_key))
     if outcome is None or outcome.status != "replayed":
         index.skipped_reason = outcome.reason if outcome else "replay_missing"
     else:
-        record = ReplayRecord.load(workspace.stage_dir(STAGE_REPLAY, partition_key))
+        record = ReplayRecord.load(workspace.replay_dir(partition_key))
         source = MiningInput(
-            partition_key=partition_key, record=record, trajectory_path=trajectory_path(workspace, partition_key)
+            partition_key=partition_key, record=record, trajectory_path=workspace.trajectory_file(partition_key)
         )
         session = family.mine_session(source)
         index.facts = session.facts
@@ -143,5 +140,5 @@ def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> 
             index.task_ids.append(mined.task_id)
     _release_claims(workspace, previous, index)
     _remove_stale(workspace, family, partition_key, set(index.task_ids))
-    atomic_write_json(partition_dir(workspace, family.name, partition_key) / MINING_FILE, index)
+    atomic_write_json(workspace.mining_file(family.name, partition_key), index)
     return index

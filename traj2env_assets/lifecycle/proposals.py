@@ -29,23 +29,23 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, ProposalRequest
 from traj2env_assets.families.registry import Families
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
-    PROPOSAL_FILE,
     CandidateRef,
     CandidateStatus,
     ProposalRecord,
-    candidate_dir,
+    candidate_files,
     read_candidate,
     read_proposal,
     save_status,
 )
 from traj2env_assets.llm.prompts import Prompt, load_prompt
 from traj2env_assets.llm.usage import LlmUsage
-from traj2env_assets.workspace import Workspace, atomic_write_json
 
 if TYPE_CHECKING:
     from traj2env_assets.llm.client import LlmClient
@@ -124,7 +124,7 @@ def _ask(workspace: Workspace, client: LlmClient, pending: _Pending) -> Candidat
     if outcome.proposal is None:
         drop = Drop(reason=outcome.skip_reason or "llm_error", detail=outcome.detail)
         return save_status(workspace, pending.status.dropped("proposal", drop, proposal=record))
-    atomic_write_json(candidate_dir(workspace, pending.status.ref) / PROPOSAL_FILE, outcome.proposal)
+    atomic_write_json(candidate_files(workspace, pending.status.ref).proposal_file, outcome.proposal)
     return save_status(workspace, pending.status.passed("proposal", proposal=record))
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.atomic_files import key_lock
 from traj2env_assets.families.contract import Drop
 from traj2env_assets.harbor.dataset import read_task_toml
 from traj2env_assets.harbor.leaks import (
@@ -41,21 +42,18 @@ from traj2env_assets.harbor.leaks import (
     task_tests,
 )
 from traj2env_assets.harbor.secrets import SECRET_IN_TASK, describe, scan_task_dir
+from traj2env_assets.layout import CARD_FILE, TaskLayout, Workspace
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
 from traj2env_assets.lifecycle.status import (
-    STAGE_CANDIDATES,
-    STATUS_FILE,
     CandidateStatus,
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import SECRETS_CACHE
 from traj2env_assets.publish import publish_task
-from traj2env_assets.quality.card import CARD_FILE, render_card
-from traj2env_assets.quality.duplicates import DEDUPE_DIR, FixClaims
+from traj2env_assets.quality.card import render_card
+from traj2env_assets.quality.duplicates import FixClaims
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
 from traj2env_assets.quality.published_signatures import PublishedSignatures
-from traj2env_assets.workspace import Workspace, key_lock
 
 GROUP_CAP = "group_cap"
 PROJECT_CAP = "project_cap"
@@ -64,13 +62,14 @@ PROJECT_CAP = "project_cap"
 def _dataset_tests(destination: Path) -> dict[str, TaskTests]:
     if not destination.is_dir():
         return {}
-    return {path.name: task_tests(path) for path in sorted(destination.iterdir()) if (path / "task.toml").is_file()}
+    tasks = (path for path in sorted(destination.iterdir()) if TaskLayout(path).config_path.is_file())
+    return {path.name: task_tests(path) for path in tasks}
 
 
 def _live_staged_tests(workspace: Workspace) -> dict[str, TaskTests]:
     """The tests of every candidate of the workspace that has a staged task and no drop."""
     found = {}
-    for path in sorted((workspace.root / STAGE_CANDIDATES).glob(f"*/*/*/{STATUS_FILE}")):
+    for path in workspace.every_status_file():
         status = CandidateStatus.model_validate_json(path.read_text(encoding="utf-8"))
         staged = staged_task_dir(workspace, status.ref)
         if status.drop is None and status.image is not None and staged.is_dir():
@@ -80,7 +79,7 @@ def _live_staged_tests(workspace: Workspace) -> dict[str, TaskTests]:
 
 def _secrets_vet(workspace: Workspace) -> Callable[[Path], str | None]:
     def vet(task_dir: Path) -> str | None:
-        findings = scan_task_dir(task_dir, workspace.root / SECRETS_CACHE)
+        findings = scan_task_dir(task_dir, workspace.secrets_cache_dir)
         if not findings:
             return None
         return f"a secret detector fires on the task being published (after redaction): {describe(findings)}"
@@ -100,12 +99,12 @@ class DatasetCaps(BaseModel):
 def _over_a_cap(workspace: Workspace, destination: Path, staged_dir: Path, caps: DatasetCaps) -> Drop | None:
     """Why publishing the staged task would exceed a cap; checked against the published tasks."""
     project = read_task_toml(staged_dir).metadata.project
-    published = PublishedSignatures(workspace.root / DEDUPE_DIR / "signatures")
+    published = PublishedSignatures(workspace.published_signatures_dir)
     known = (
         {
             task_dir.name: published.project_and_signature(task_dir)
             for task_dir in sorted(destination.iterdir())
-            if (task_dir / "task.toml").is_file()
+            if TaskLayout(task_dir).config_path.is_file()
         }
         if destination.is_dir()
         else {}
@@ -131,13 +130,13 @@ def publish(
     staged = _live_staged_tests(workspace) if ready else {}
     staged.update({status.task_id: task_tests(staged_task_dir(workspace, status.ref)) for status in ready})
     dataset = _dataset_tests(destination)
-    claims = FixClaims(workspace.root)
+    claims = FixClaims(workspace.dedupe_dir)
     for status in ready:
         if status.published_path and Path(status.published_path).is_dir():
             published.append(save_status(workspace, status.passed("publish")))
             continue
         # One publish at a time per workspace: the caps count what is published.
-        with key_lock(workspace.root / DEDUPE_DIR / "dataset"):
+        with key_lock(workspace.dataset_lock_key):
             published.append(_publish_one(workspace, destination, status, staged, dataset, claims, caps))
     return published
 
@@ -184,5 +183,5 @@ def _publish_one(
 
 def published_cards(statuses: list[CandidateStatus]) -> list[str]:
     """The cards of the published tasks among ``statuses``, as written next to each task."""
-    paths = [Path(status.published_path) / CARD_FILE for status in statuses if status.published_path]
+    paths = [TaskLayout(Path(status.published_path)).card_path for status in statuses if status.published_path]
     return [path.read_text(encoding="utf-8") for path in paths if path.is_file()]

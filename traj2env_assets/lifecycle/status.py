@@ -1,6 +1,7 @@
-"""Where a candidate's files live, and its one status file.
+"""A candidate's files, and its one status file.
 
-Per family and trajectory, under ``<workspace>/candidates/<family>/<partition key>/``:
+Per family and trajectory, under ``<workspace>/candidates/<family>/<partition key>/``
+(the paths are ``layout.Workspace``'s and ``layout.CandidateLayout``'s):
 
 - ``mining.json``                 :class:`MiningIndex`: the cache key and the candidates found
 - ``<task id>/candidate.json``    the family's candidate model (what the task is made from)
@@ -22,17 +23,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Drop, Fact, Family, RewardKind
+from traj2env_assets.layout import CandidateLayout, Workspace
 from traj2env_assets.llm.usage import LlmUsage
-from traj2env_assets.workspace import Workspace, atomic_write_json
-
-STAGE_CANDIDATES = "candidates"
-MINING_FILE = "mining.json"
-STATUS_FILE = "status.json"
-CANDIDATE_FILE = "candidate.json"
-PROPOSAL_FILE = "proposal.json"
-TRIALS_FILE = "trials.json"
-STAGING_DIR = "staging"
 
 Stage = Literal["mining", "proposal", "image", "calibration", "trials", "publish"]
 STAGES: tuple[Stage, ...] = ("mining", "proposal", "image", "calibration", "trials", "publish")
@@ -196,21 +190,17 @@ class CandidateStatus(BaseModel):
         )
 
 
-def partition_dir(workspace: Workspace, family: str, partition_key: str) -> Path:
-    return workspace.root / STAGE_CANDIDATES / family / partition_key
-
-
-def candidate_dir(workspace: Workspace, ref: CandidateRef) -> Path:
-    return partition_dir(workspace, ref.family, ref.partition_key) / ref.task_id
+def candidate_files(workspace: Workspace, ref: CandidateRef) -> CandidateLayout:
+    return workspace.candidate(ref.family, ref.partition_key, ref.task_id)
 
 
 def staged_task_dir(workspace: Workspace, ref: CandidateRef) -> Path:
-    return candidate_dir(workspace, ref) / STAGING_DIR / ref.task_id
+    return candidate_files(workspace, ref).staged_task_dir
 
 
 def read_mining(workspace: Workspace, family: str, partition_key: str) -> MiningIndex | None:
     try:
-        text = (partition_dir(workspace, family, partition_key) / MINING_FILE).read_text(encoding="utf-8")
+        text = workspace.mining_file(family, partition_key).read_text(encoding="utf-8")
         return MiningIndex.model_validate_json(text)
     except (OSError, ValidationError):
         return None
@@ -218,12 +208,12 @@ def read_mining(workspace: Workspace, family: str, partition_key: str) -> Mining
 
 def read_status(workspace: Workspace, ref: CandidateRef) -> CandidateStatus:
     """The candidate's status; raises if it is missing or unreadable (mining always writes one)."""
-    path = candidate_dir(workspace, ref) / STATUS_FILE
+    path = candidate_files(workspace, ref).status_file
     return CandidateStatus.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def save_status(workspace: Workspace, status: CandidateStatus) -> CandidateStatus:
-    atomic_write_json(candidate_dir(workspace, status.ref) / STATUS_FILE, status)
+    atomic_write_json(candidate_files(workspace, status.ref).status_file, status)
     return status
 
 
@@ -243,13 +233,13 @@ def statuses_of(workspace: Workspace, families: list[str], keys: list[str]) -> I
 
 
 def read_candidate(workspace: Workspace, family: Family, status: CandidateStatus) -> BaseModel:
-    path = candidate_dir(workspace, status.ref) / CANDIDATE_FILE
+    path = candidate_files(workspace, status.ref).candidate_file
     return family.candidate_model.model_validate_json(path.read_text(encoding="utf-8"))
 
 
 def read_proposal(workspace: Workspace, family: Family, status: CandidateStatus) -> BaseModel | None:
     schema = family.proposal_schema
-    path = candidate_dir(workspace, status.ref) / PROPOSAL_FILE
+    path = candidate_files(workspace, status.ref).proposal_file
     if schema is None or status.proposal is None or not path.is_file():
         return None
     try:

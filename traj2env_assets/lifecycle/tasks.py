@@ -14,15 +14,13 @@ from traj2env_assets.families.contract import CandidateRejected, Drop, Family, T
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import CandidateStatus, read_candidate, read_proposal
 from traj2env_assets.quality.effort import EffortWindow, SessionEffort, measure_effort, window_steps
 from traj2env_assets.replay.models import ReplayRecordFile
 from traj2env_assets.replay.record import read_record_file
 from traj2env_assets.replay.stage import read_repository
 from traj2env_assets.repositories import RepositoryMetadata, RepositoryRecord
-from traj2env_assets.workspace import STAGE_REPLAY, Workspace
-
-SECRETS_CACHE = "cache/secrets"
 
 
 def task_spec_for(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> TaskSpec:
@@ -33,7 +31,7 @@ def task_spec_for(workspace: Workspace, family: Family, status: CandidateStatus,
 def redacted_task_spec(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> Redaction:
     """The family's spec with its secrets redacted; raises ``CandidateRejected``
     (``secret_in_task``) when a detector still fires after the redaction."""
-    redaction = redact_task_spec(_family_spec(workspace, family, status, org), workspace.root / SECRETS_CACHE)
+    redaction = redact_task_spec(_family_spec(workspace, family, status, org), workspace.secrets_cache_dir)
     if redaction.remaining:
         raise CandidateRejected(
             SECRET_IN_TASK, f"a secret detector still fires after redaction: {describe(redaction.remaining)}"
@@ -61,13 +59,13 @@ def _family_spec(workspace: Workspace, family: Family, status: CandidateStatus, 
         partition_key=status.partition_key,
         source_model=conversion.model_name if conversion else None,
         org=org,
-        cache_root=workspace.root / "cache",
+        cache_root=workspace.cache_dir,
         wheelhouse_dir=str(workspace.wheelhouse_dir),
     )
     candidate = read_candidate(workspace, family, status)
     spec = family.task_spec(candidate, read_proposal(workspace, family, status), source)
     window = family.effort_window(candidate)
-    replay = workspace.stage_dir(STAGE_REPLAY, status.partition_key)
+    replay = workspace.replay_dir(status.partition_key)
     record = read_record_file(replay)
     repository = read_repository(replay)
     return spec.model_copy(

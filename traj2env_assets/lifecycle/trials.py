@@ -20,17 +20,18 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from traj2env_assets.atomic_files import atomic_write_json, key_lock
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.families.contract import Drop, Family
 from traj2env_assets.families.registry import Families
+from traj2env_assets.layout import Workspace, keyed_file
 from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
-    TRIALS_FILE,
     CandidateRef,
     CandidateStatus,
     TrialsRecord,
-    candidate_dir,
+    candidate_files,
     read_candidate,
     read_status,
     save_status,
@@ -39,9 +40,7 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction
 from traj2env_assets.verification.controls import Control
 from traj2env_assets.verification.trial import MatrixResult, TrialTask, run_matrix
-from traj2env_assets.workspace import Workspace, atomic_write_json, key_lock
 
-CACHE_DIR = "cache/trials"
 # task.toml tables that name and describe the task; no trial reads them.
 _IDENTITY_TABLES = ("task", "metadata")
 
@@ -71,7 +70,7 @@ def _key(workspace: Workspace, family: Family, status: CandidateStatus) -> str:
 
 
 def _cache_path(workspace: Workspace, key: str) -> Path:
-    return workspace.root / CACHE_DIR / key[:2] / f"{key}.json"
+    return keyed_file(workspace.trials_cache_dir, key)
 
 
 def _cached(workspace: Workspace, key: str) -> MatrixResult | None:
@@ -132,7 +131,7 @@ def run_candidate_trials(
 def _recorded(
     workspace: Workspace, status: CandidateStatus, key: str, matrix: MatrixResult, shared: bool
 ) -> CandidateStatus:
-    trials_file = candidate_dir(workspace, status.ref) / TRIALS_FILE
+    trials_file = candidate_files(workspace, status.ref).trials_file
     atomic_write_json(trials_file, matrix)
     failed = [f"{r.control}: {r.reward} (expected {r.expected_reward:g})" for r in matrix.results if not r.passed]
     record = TrialsRecord(

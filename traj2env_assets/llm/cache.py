@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from traj2env_assets.workspace import atomic_write_json
+from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.layout import keyed_file
 
 DECLINED_DIR = "declined"
 
@@ -83,7 +84,7 @@ class ReplyCache:
         self.cache_dir = cache_dir
 
     def path(self, key: str) -> Path:
-        return self.cache_dir / key[:2] / f"{key}.json"
+        return keyed_file(self.cache_dir, key)
 
     def declined_path(self, key: str) -> Path:
         return self.cache_dir / DECLINED_DIR / f"{key}.json"

@@ -31,10 +31,10 @@ from pathlib import Path
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.layout import Workspace
 from traj2env_assets.llm.usage import LlmUsage
-from traj2env_assets.workspace import atomic_write_json
 
-LEDGER_DIR = "llm_ledger"
 SCOPE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -53,7 +53,7 @@ class SpendLedgerFile(BaseModel):
 def ledger_path(workspace_root: Path, scope: str) -> Path:
     if not SCOPE_PATTERN.match(scope):
         raise ValueError(f"spend scope {scope!r} must be 1-128 letters, digits, '.', '_' or '-'")
-    return workspace_root / LEDGER_DIR / f"{scope}.json"
+    return Workspace(root=workspace_root).llm_ledger_file(scope)
 
 
 def read_spend_ledger(workspace_root: Path, scope: str) -> SpendLedgerFile | None:

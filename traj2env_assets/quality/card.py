@@ -12,12 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from traj2env_assets.harbor.dataset import TaskRollouts, read_task_toml
-from traj2env_assets.harbor.writer import SOLUTION_FILES_DIR
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.lifecycle.status import CandidateStatus
 from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.repositories.models import RepositoryMetadata
 
-CARD_FILE = "README.md"
 ROLLOUTS_HEADING = "## Rollouts"
 FLAG_NOTES = {
     "never_solved": "no model solved it in any attempt: too hard, or broken for a real agent",
@@ -43,7 +42,7 @@ def _excerpt(instruction: str) -> str:
 def render_card(task_dir: Path, status: CandidateStatus) -> str:
     """The card of the staged task in ``task_dir`` whose trials ``status`` records."""
     metadata = read_task_toml(task_dir).metadata
-    instruction = (task_dir / "instruction.md").read_text(encoding="utf-8").strip()
+    instruction = TaskLayout(task_dir).instruction_path.read_text(encoding="utf-8").strip()
     excerpt = _excerpt(instruction)
     lines = [
         f"# {status.task_id}",
@@ -81,7 +80,7 @@ def render_card(task_dir: Path, status: CandidateStatus) -> str:
 
 
 def _changes(task_dir: Path, effort: SessionEffort | None) -> list[str]:
-    solution = task_dir / "solution" / SOLUTION_FILES_DIR
+    solution = TaskLayout(task_dir).solution_files_dir
     files = sorted(path.relative_to(solution).as_posix() for path in solution.rglob("*") if path.is_file())
     lines = [f"- reference files: {', '.join(f'`{name}`' for name in files[:12])}" + (" …" if len(files) > 12 else "")]
     if effort:

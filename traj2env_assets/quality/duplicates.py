@@ -32,10 +32,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Drop
-from traj2env_assets.workspace import atomic_write_json
 
-DEDUPE_DIR = "dedupe"
 DUPLICATE_OF = "duplicate_of"
 WORK_KEY_VERSION = "1"
 """Part of mining's cache key: a workspace mined before the claims existed mines again."""
@@ -92,10 +91,11 @@ class FixClaim(BaseModel):
 
 
 class FixClaims:
-    """``<workspace>/dedupe/<work key>/<task id>.json``: who claims each piece of work."""
+    """``<root>/<work key>/<task id>.json`` (``root``: ``Workspace.dedupe_dir``): who claims
+    each piece of work."""
 
-    def __init__(self, workspace_root: Path) -> None:
-        self.root = workspace_root / DEDUPE_DIR
+    def __init__(self, root: Path) -> None:
+        self.root = root
 
     def _path(self, key: str, task_id: str) -> Path:
         return self.root / key / f"{task_id}.json"

@@ -24,15 +24,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from traj2env_assets.harbor.leaks import RESTORE_DIR, SHOWN_DIR
-from traj2env_assets.harbor.writer import SOLUTION_FILES_DIR, TRACKED_IDS_FILE
+from traj2env_assets.layout import TaskLayout
 
 if TYPE_CHECKING:
     from datasketch import MinHash
 
 NUM_PERM = 128
 NEAR_DUPLICATE_JACCARD = 0.6
-TRACKED_IDS = RESTORE_DIR.parent / TRACKED_IDS_FILE
 _WORD = re.compile(r"\w+")
 
 
@@ -44,11 +42,12 @@ def _read(path: Path) -> str:
 
 
 def _changed_lines(task_dir: Path) -> set[str]:
-    solution = task_dir / "solution" / SOLUTION_FILES_DIR
+    layout = TaskLayout(task_dir)
+    solution = layout.solution_files_dir
     lines: set[str] = set()
     for path in sorted(p for p in solution.rglob("*") if p.is_file()) if solution.is_dir() else []:
         relative = path.relative_to(solution).as_posix()
-        before = _read(task_dir / SHOWN_DIR / relative).splitlines()
+        before = _read(layout.shown_workspace_dir / relative).splitlines()
         for line in difflib.unified_diff(before, _read(path).splitlines(), lineterm="", n=0):
             if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip():
                 lines.add(f"change:{relative}:{line[0]}{line[1:].strip()}")
@@ -56,10 +55,11 @@ def _changed_lines(task_dir: Path) -> set[str]:
 
 
 def task_features(task_dir: Path) -> set[str]:
-    words = _WORD.findall(_read(task_dir / "instruction.md").lower())
+    layout = TaskLayout(task_dir)
+    words = _WORD.findall(_read(layout.instruction_path).lower())
     features = {f"text:{' '.join(words[i : i + 3])}" for i in range(max(len(words) - 2, 0))}
-    features |= {f"test:{line.strip()}" for line in _read(task_dir / TRACKED_IDS).splitlines() if line.strip()}
-    restored = task_dir / RESTORE_DIR
+    features |= {f"test:{line.strip()}" for line in _read(layout.tracked_ids_path).splitlines() if line.strip()}
+    restored = layout.restore_dir
     if restored.is_dir():
         features |= {f"test-file:{p.relative_to(restored).as_posix()}" for p in restored.rglob("*") if p.is_file()}
     return features | _changed_lines(task_dir)

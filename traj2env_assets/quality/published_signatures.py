@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.harbor.dataset import read_task_toml
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.near_duplicates import task_signature
-from traj2env_assets.workspace import atomic_write_json
 
 if TYPE_CHECKING:
     from datasketch import LeanMinHash, MinHash
@@ -41,7 +42,7 @@ class PublishedSignature(BaseModel):
 
 
 def _fingerprint(task_dir: Path) -> str:
-    stat = (task_dir / "task.toml").stat()
+    stat = TaskLayout(task_dir).config_path.stat()
     return f"{stat.st_ino}:{stat.st_size}:{stat.st_mtime_ns}"
 
 

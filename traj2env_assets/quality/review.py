@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
 from traj2env_assets.funnel import refresh_dataset_quality
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
@@ -23,8 +24,7 @@ from traj2env_assets.harbor.dataset import (
     read_task_toml,
     write_dataset,
 )
-from traj2env_assets.quality.card import CARD_FILE
-from traj2env_assets.workspace import atomic_write_json, atomic_write_text
+from traj2env_assets.layout import TaskLayout
 
 LABELS: dict[Decision, Literal["verified", "unverified"]] = {"accept": "verified", "reject": "unverified"}
 
@@ -49,7 +49,7 @@ def review_rows(dataset: Path) -> list[ReviewRow]:
     rows = []
     for task in manifest.tasks:
         toml = read_task_toml(dataset / task.task_id)
-        card = dataset / task.task_id / CARD_FILE
+        card = TaskLayout(dataset / task.task_id).card_path
         rows.append(
             ReviewRow(
                 task_id=task.task_id,
@@ -70,7 +70,7 @@ def record_review(dataset: Path, task_id: str, decision: Decision, note: str = "
         raise UnknownTaskError(f"{dataset} has no task {task_id!r} (see `traj2env review {dataset}`)")
     toml = read_task_toml(dataset / task_id)
     toml.metadata.repo2env.evaluation.label = LABELS[decision]
-    atomic_write_text(dataset / task_id / "task.toml", toml.to_toml())
+    atomic_write_text(TaskLayout(dataset / task_id).config_path, toml.to_toml())
     review = TaskReview(
         task_id=task_id,
         decision=decision,

@@ -26,6 +26,7 @@ from pathlib import Path
 from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
 from traj2env_assets.funnel import refresh_dataset_quality
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
@@ -37,8 +38,8 @@ from traj2env_assets.harbor.dataset import (
     write_dataset,
 )
 from traj2env_assets.harbor.validate import finish_harbor_job, job_trials, start_harbor_job, trial_task
-from traj2env_assets.quality.card import CARD_FILE, with_rollouts
-from traj2env_assets.workspace import atomic_write_json, atomic_write_text
+from traj2env_assets.layout import TaskLayout
+from traj2env_assets.quality.card import with_rollouts
 
 SOLVED_REWARD = 1.0
 # Trial exceptions that are the agent failing the task, not the run failing the agent: it
@@ -187,7 +188,7 @@ def record_rollouts(dataset: Path, counts: list[TrialCount], at: datetime) -> li
     merged = merge_rollouts(manifest.rollouts, counts, at.astimezone(UTC).isoformat(timespec="seconds"))
     ran = {count.task_id for count in counts}
     for task in merged:
-        card = dataset / task.task_id / CARD_FILE
+        card = TaskLayout(dataset / task.task_id).card_path
         if task.task_id in ran and card.parent.is_dir():
             text = card.read_text(encoding="utf-8") if card.is_file() else f"# {task.task_id}\n"
             atomic_write_text(card, with_rollouts(text, task))

@@ -4,7 +4,7 @@ Reading a record (what the miners use)::
 
     from traj2env_assets.replay import ReplayRecord, ShellCommand, UserRequest, FileEvent
 
-    record = ReplayRecord.load(workspace.stage_dir("replay", key))
+    record = ReplayRecord.load(workspace.replay_dir(key))
     for event in record.timeline:             # ordered: UserRequest | ShellCommand | FileEvent
         ...
     for command in record.shell_commands():   # ShellCommand: command_index, command, cwd,

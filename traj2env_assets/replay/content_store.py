@@ -18,12 +18,11 @@ from typing import NamedTuple
 
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_write_bytes
+from traj2env_assets.layout import ReplayLayout
 from traj2env_assets.replay.models import dump_json
-from traj2env_assets.workspace import atomic_write_bytes
 
 MAX_CHAIN = 32
-BLOBS_DIR = "blobs"
-DELTAS_FILE = "deltas.jsonl"
 
 
 def content_hash(text: str) -> str:
@@ -155,7 +154,8 @@ class ContentStore:
         return whole + spliced
 
     def write(self, directory: Path) -> None:
-        blobs = directory / BLOBS_DIR
+        layout = ReplayLayout(directory)
+        blobs = layout.blobs_dir
         blobs.mkdir(parents=True, exist_ok=True)
         for digest, text in self._whole.items():
             atomic_write_bytes(blobs / digest, text.encode("utf-8", "surrogatepass"))
@@ -163,16 +163,17 @@ class ContentStore:
             dump_json(Delta(id=digest, base=s.base, start=s.start, end=s.end, text=s.text)) + b"\n"
             for digest, s in self._splices.items()
         )
-        atomic_write_bytes(directory / DELTAS_FILE, lines)
+        atomic_write_bytes(layout.deltas_file, lines)
 
 
 class ContentReader:
     """Reads versions back from a written record directory, with a small cache."""
 
     def __init__(self, directory: Path, cache_size: int = 256) -> None:
-        self._blobs = directory / BLOBS_DIR
+        layout = ReplayLayout(directory)
+        self._blobs = layout.blobs_dir
         self._deltas: dict[str, Delta] = {}
-        deltas_path = directory / DELTAS_FILE
+        deltas_path = layout.deltas_file
         if deltas_path.exists():
             for line in deltas_path.read_text(encoding="utf-8").splitlines():
                 if line.strip():

@@ -6,6 +6,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from traj2env_assets.atomic_files import atomic_write_bytes, atomic_write_json
+from traj2env_assets.layout import ReplayLayout
 from traj2env_assets.replay.content_store import ContentReader
 from traj2env_assets.replay.engine import ReplayResult
 from traj2env_assets.replay.models import (
@@ -19,24 +21,20 @@ from traj2env_assets.replay.models import (
     dump_json,
 )
 from traj2env_assets.replay.stream import split_at_timeline
-from traj2env_assets.workspace import atomic_write_bytes, atomic_write_json
-
-RECORD_FILE = "record.json"
-MANIFESTS_FILE = "manifests.jsonl"
-FIDELITY_FILE = "fidelity.json"
 
 
 def write_record(result: ReplayResult, directory: Path) -> None:
     """Write ``record.json``, ``manifests.jsonl``, ``fidelity.json``, blobs and deltas."""
     directory.mkdir(parents=True, exist_ok=True)
+    layout = ReplayLayout(directory)
     result.store.write(directory)
     lines = b"".join(dump_json(manifest) + b"\n" for manifest in result.manifests)
-    atomic_write_bytes(directory / MANIFESTS_FILE, lines)
+    atomic_write_bytes(layout.manifests_file, lines)
     if result.spill is None:
-        atomic_write_bytes(directory / RECORD_FILE, result.record.model_dump_json().encode("utf-8"))
+        atomic_write_bytes(layout.record_file, result.record.model_dump_json().encode("utf-8"))
     else:
-        _write_spilled_record(result, directory / RECORD_FILE)
-    atomic_write_json(directory / FIDELITY_FILE, result.record.fidelity)
+        _write_spilled_record(result, layout.record_file)
+    atomic_write_json(layout.fidelity_file, result.record.fidelity)
 
 
 def _write_spilled_record(result: ReplayResult, path: Path) -> None:
@@ -68,7 +66,7 @@ def read_record_file(directory: Path) -> ReplayRecordFile | None:
     """A replay directory's record (timeline, files, fidelity) without its checkpoints;
     None when it is missing or unreadable."""
     try:
-        return ReplayRecordFile.model_validate_json((directory / RECORD_FILE).read_text(encoding="utf-8"))
+        return ReplayRecordFile.model_validate_json(ReplayLayout(directory).record_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
 
@@ -94,10 +92,10 @@ class ReplayRecord:
 
     @classmethod
     def load(cls, directory: Path) -> ReplayRecord:
-        record = ReplayRecordFile.model_validate_json((directory / RECORD_FILE).read_text(encoding="utf-8"))
+        record = ReplayRecordFile.model_validate_json(ReplayLayout(directory).record_file.read_text(encoding="utf-8"))
         manifests = [
             Manifest.model_validate_json(line)
-            for line in (directory / MANIFESTS_FILE).read_text(encoding="utf-8").splitlines()
+            for line in ReplayLayout(directory).manifests_file.read_text(encoding="utf-8").splitlines()
             if line.strip()
         ]
         return cls(directory, record, manifests)

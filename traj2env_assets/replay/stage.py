@@ -18,13 +18,13 @@ from pathlib import Path
 from atif import Trajectory
 from pydantic import BaseModel, ValidationError
 
-from traj2env_assets.formats.stage import trajectory_path
+from traj2env_assets.atomic_files import atomic_directory, atomic_write_json
+from traj2env_assets.layout import ReplayLayout, Workspace
 from traj2env_assets.replay.engine import ReplayResult, replay_streamed, replay_trajectory, session_cwd
 from traj2env_assets.replay.models import ReplayFidelity, ReplayOutcome
-from traj2env_assets.replay.record import FIDELITY_FILE, write_record
+from traj2env_assets.replay.record import write_record
 from traj2env_assets.replay.stream import StepsNotLast, StreamedTrajectory, StreamError, read_streamed
 from traj2env_assets.repositories import (
-    REPOSITORY_FILE,
     Repositories,
     RepositoryRecord,
     find_coverage,
@@ -35,10 +35,8 @@ from traj2env_assets.repositories import (
 )
 from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import source_for_key
-from traj2env_assets.workspace import STAGE_REPLAY, Workspace, atomic_directory, atomic_write_json
 
 REPLAY_CODE_VERSION = "replay-5"
-OUTCOME_FILE = "outcome.json"
 STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
 """Trajectory files larger than this are replayed a step at a time."""
 
@@ -139,7 +137,7 @@ def _replay_on_repository(
 def read_repository(target: Path) -> RepositoryRecord | None:
     """``repository.json`` of a replay directory (only when a checkout covered the session)."""
     try:
-        return RepositoryRecord.model_validate_json((target / REPOSITORY_FILE).read_text(encoding="utf-8"))
+        return RepositoryRecord.model_validate_json(ReplayLayout(target).repository_file.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
 
@@ -155,7 +153,7 @@ def gate_reason(workspace: Workspace, partition_key: str) -> str | None:
 def read_outcome(target: Path) -> ReplayOutcome | None:
     """``outcome.json`` of a replay directory, or None when it is missing or unreadable."""
     try:
-        return ReplayOutcome.model_validate_json((target / OUTCOME_FILE).read_text(encoding="utf-8"))
+        return ReplayOutcome.model_validate_json(ReplayLayout(target).outcome_file.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
 
@@ -163,7 +161,7 @@ def read_outcome(target: Path) -> ReplayOutcome | None:
 def read_fidelity(target: Path) -> ReplayFidelity | None:
     """``fidelity.json`` of a replay directory (written only for replayed trajectories)."""
     try:
-        return ReplayFidelity.model_validate_json((target / FIDELITY_FILE).read_text(encoding="utf-8"))
+        return ReplayFidelity.model_validate_json(ReplayLayout(target).fidelity_file.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
 
@@ -182,8 +180,8 @@ def replay_partition(
     repositories: Repositories | None = None,
 ) -> ReplayStageResult:
     """``repositories``: the ``source.repositories`` option (None: replay alone)."""
-    target = workspace.stage_dir(STAGE_REPLAY, partition_key)
-    source = trajectory_path(workspace, partition_key)
+    target = workspace.replay_dir(partition_key)
+    source = workspace.trajectory_file(partition_key)
     blocked = gate_reason(workspace, partition_key)
     repository = None
     if repositories is not None and blocked is None and source.is_file():
@@ -232,8 +230,8 @@ def replay_partition(
                     outcome.status = "replayed"
                     fidelity = result.record.fidelity
                     if repository is not None:
-                        atomic_write_json(staging / REPOSITORY_FILE, repository)
-        atomic_write_json(staging / OUTCOME_FILE, outcome)
+                        atomic_write_json(ReplayLayout(staging).repository_file, repository)
+        atomic_write_json(ReplayLayout(staging).outcome_file, outcome)
     return ReplayStageResult(
         partition_key=partition_key,
         path=target,

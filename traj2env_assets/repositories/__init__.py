@@ -14,7 +14,6 @@ from traj2env_assets.repositories.basis import (
     session_start,
 )
 from traj2env_assets.repositories.models import (
-    REPOSITORY_FILE,
     Repositories,
     RepositoryEntry,
     RepositoryMetadata,
@@ -22,7 +21,6 @@ from traj2env_assets.repositories.models import (
 )
 
 __all__ = [
-    "REPOSITORY_FILE",
     "Coverage",
     "Repositories",
     "RepositoryEntry",

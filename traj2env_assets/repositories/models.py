@@ -8,8 +8,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 RepositoryStatus = Literal["used", "refused"]
-REPOSITORY_FILE = "repository.json"
-"""Written next to the replay output when a checkout covers the session."""
 
 
 class RepositoryEntry(BaseModel):

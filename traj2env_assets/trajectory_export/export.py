@@ -20,6 +20,7 @@ from pathlib import Path
 import docker
 from pydantic import BaseModel
 
+from traj2env_assets.atomic_files import atomic_directory, atomic_write_text
 from traj2env_assets.families.registry import Families
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
@@ -29,7 +30,7 @@ from traj2env_assets.harbor.dataset import (
     read_task_toml,
     write_dataset,
 )
-from traj2env_assets.quality.card import CARD_FILE
+from traj2env_assets.layout import CARD_FILE, TaskLayout
 from traj2env_assets.trajectory_export.context import context_size
 from traj2env_assets.trajectory_export.dockerfile import harness_dockerfile
 from traj2env_assets.trajectory_export.layout import (
@@ -46,7 +47,6 @@ from traj2env_assets.trajectory_export.layout import (
 )
 from traj2env_assets.trajectory_export.task_index import HarnessTask, TaskIndex
 from traj2env_assets.trajectory_export.wheelhouse import copy_wheelhouse, download_wheelhouse
-from traj2env_assets.workspace import atomic_directory, atomic_write_text
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 # Reward scale per family reward kind: repair is 1/0, build/extend a fraction of tests.
@@ -119,7 +119,7 @@ def _harness_task(dataset: Path, families: Families, task_id: str, split: Split)
     task_dir = dataset / task_id
     toml = read_task_toml(task_dir)
     low, high = REWARD_BOUNDS[families.by_name(toml.metadata.family).reward_kind]
-    dockerfile = (task_dir / "environment" / "Dockerfile").read_text(encoding="utf-8")
+    dockerfile = TaskLayout(task_dir).dockerfile_path.read_text(encoding="utf-8")
     return HarnessTask(
         task_id=task_id,
         family=toml.metadata.family,

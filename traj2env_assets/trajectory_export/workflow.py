@@ -35,6 +35,7 @@ from trajectory.lib.benchmark_operations import (
     BenchmarkOperationError,
 )
 
+from traj2env_assets.atomic_files import atomic_write_text
 from traj2env_assets.trajectory_export.context import check_context
 from traj2env_assets.trajectory_export.layout import BENCHMARK_DIR, OPERATION_FILE
 from traj2env_assets.trajectory_export.push import (
@@ -42,7 +43,6 @@ from traj2env_assets.trajectory_export.push import (
     Visibility,
     build_benchmark,
 )
-from traj2env_assets.workspace import atomic_write_text
 
 TERMINAL_DIAGNOSTIC = {"completed", "failed", "cancelled"}
 Status = Literal[

@@ -68,6 +68,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.harbor.writer import task_runner
+from traj2env_assets.layout import TaskLayout
 
 SOLUTION_DIR = "/solution"
 _FORGE_DIR = "/tmp/traj2env-forge"
@@ -137,7 +138,7 @@ class ReferenceControl(Control):
     expected_reward = 1.0
 
     def action(self, task_dir: Path) -> AgentAction:
-        solution = task_dir / "solution"
+        solution = TaskLayout(task_dir).solution_dir
         files: dict[str, bytes] = {}
         executables: dict[str, bytes] = {}
         for path in sorted(p for p in solution.rglob("*") if p.is_file()):
@@ -195,7 +196,7 @@ def _solution_code_control(name: str, python: str, node: str | None = None, *, p
 
 def _diagnosed_paths(task_dir: Path) -> list[str]:
     """The files a lint task's check reported on, read off its tracked ids."""
-    tracked = (task_dir / "tests" / "traj2env" / "tracked_ids.txt").read_text(encoding="utf-8").splitlines()
+    tracked = TaskLayout(task_dir).tracked_ids_path.read_text(encoding="utf-8").splitlines()
     return sorted({line.split(": ", 1)[0] for line in tracked if ": " in line})
 
 

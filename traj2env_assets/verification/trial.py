@@ -51,6 +51,7 @@ from traj2env_assets.docker_engine.sandbox import (
     start_container,
 )
 from traj2env_assets.harbor.task_spec import ANSWER_FILE, WORKSPACE
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.verification.controls import DEFAULT_CONTROLS, Control
 from traj2env_assets.verification.verifier import run_verifier
 
@@ -225,7 +226,7 @@ def _verifier_phase(
 ) -> tuple[ExecOutcome, float | None, dict[str, Any] | None, str]:
     run = run_verifier(
         box,
-        task.task_dir / "tests",
+        TaskLayout(task.task_dir).tests_dir,
         task.submission_path,
         submission,
         timeout_s=settings.verifier_timeout_s,

@@ -30,8 +30,8 @@ from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.stage import (
     convert_partition,
     trajectory_json,
-    trajectory_path,
 )
+from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, stream, write_record
 from traj2env_assets.replay.engine import replay_streamed
 from traj2env_assets.replay.stage import replay_partition
@@ -39,7 +39,6 @@ from traj2env_assets.replay.stream import read_streamed
 from traj2env_assets.replay.text_edits import decode_numbered_read
 from traj2env_assets.scan_gate import scan_partition, scan_trajectory
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 from traj2env_assets_tests.loaded_logs import (
     load_trajectory,
@@ -91,7 +90,7 @@ class CorpusRun:
             source_input = MiningInput(
                 partition_key=key,
                 record=ReplayRecord.load(replay.path),
-                trajectory_path=trajectory_path(self.workspace, key),
+                trajectory_path=self.workspace.trajectory_file(key),
             )
             for family in registered_families():
                 self.mined[(key, family.name)] = list(family.mine(source_input))
@@ -111,7 +110,7 @@ def test_every_real_input_converts_or_is_skipped_with_a_reason(
     for key, conversion in corpus_run.conversions.items():
         if conversion.status == "converted":
             assert conversion.steps > 0, key
-            document = json.loads(trajectory_path(corpus_run.workspace, key).read_text(encoding="utf-8"))
+            document = json.loads(corpus_run.workspace.trajectory_file(key).read_text(encoding="utf-8"))
             steps = HarborTrajectory.model_validate(document).steps
             assert [step.step_id for step in steps] == list(range(1, len(steps) + 1)), key
         else:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.definitions import defs
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.deploy.browser import chromium
 from traj2env_assets_tests.deploy.deployment import WORKSPACE, Deployment
 

@@ -10,7 +10,6 @@ import pytest
 
 from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
 from traj2env_assets.lifecycle.mining import mine_partition
-from traj2env_assets.lifecycle.status import partition_dir
 from traj2env_assets.report import REPORT_FILE, report_disagreements
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
@@ -36,10 +35,10 @@ def test_checks_pass_on_a_consistent_workspace(toy: ToyPipeline) -> None:
 
 def test_a_staging_directory_no_candidate_refers_to_fails_the_check(toy: ToyPipeline) -> None:
     [candidate] = toy.candidates()
-    task_dir = partition_dir(toy.workspace, "toy", toy.keys[0]) / candidate["task_id"]
+    task_dir = toy.workspace.partition_dir("toy", toy.keys[0]) / candidate["task_id"]
     stray = task_dir / "staging" / candidate["task_id"]
     stray.mkdir(parents=True)
-    leftover = partition_dir(toy.workspace, "toy", toy.keys[0]) / "gone-task" / "staging" / "gone-task"
+    leftover = toy.workspace.partition_dir("toy", toy.keys[0]) / "gone-task" / "staging" / "gone-task"
     leftover.mkdir(parents=True)
 
     assert sorted(orphaned_staging_dirs(toy.workspace)) == sorted([leftover, stray])
@@ -63,7 +62,7 @@ def test_mining_a_changed_input_removes_candidates_it_no_longer_finds(
     toy: ToyPipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     family = toy.families.by_name("toy")
-    stale = partition_dir(toy.workspace, "toy", toy.keys[0]) / "stale-task" / "staging" / "stale-task"
+    stale = toy.workspace.partition_dir("toy", toy.keys[0]) / "stale-task" / "staging" / "stale-task"
     stale.mkdir(parents=True)
     monkeypatch.setattr(type(family), "version", "2")
 
@@ -71,4 +70,4 @@ def test_mining_a_changed_input_removes_candidates_it_no_longer_finds(
 
     assert not mining.cached
     assert not stale.parent.parent.exists()
-    assert [p.name for p in partition_dir(toy.workspace, "toy", toy.keys[0]).iterdir() if p.is_dir()] == mining.task_ids
+    assert [p.name for p in toy.workspace.partition_dir("toy", toy.keys[0]).iterdir() if p.is_dir()] == mining.task_ids

@@ -26,9 +26,8 @@ from traj2env_assets.families.contract import (
 )
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.lifecycle.status import (
-    TRIALS_FILE,
     CandidateRef,
-    candidate_dir,
+    candidate_files,
     read_status,
 )
 from traj2env_assets_tests.families.final_tests_session import write_final_tests_session
@@ -116,7 +115,7 @@ def test_a_matrix_the_noop_passes_drops_the_candidate_as_trials_failed_and_publi
             assert status.dropped_at == "trials" and status.reached == "calibration"
             assert status.trials is not None and status.trials.passed is False
             assert status.trials.failures == "noop: 1.0 (expected 0)"
-            matrix = json.loads((candidate_dir(run.workspace, ref) / TRIALS_FILE).read_text())
+            matrix = json.loads(candidate_files(run.workspace, ref).trials_file.read_text())
             assert {r["control"]: r["reward"] for r in matrix["results"]} == {"reference": 1.0, "noop": 1.0}
             assert candidate.get("published_path") is None
             assert not (run.workspace.root / "trajectory-tasks" / candidate["task_id"]).exists()

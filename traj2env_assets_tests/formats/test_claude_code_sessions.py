@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
 
 OLD = "11111111-2222-4333-8444-555555555555"

@@ -14,8 +14,8 @@ import pytest
 
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.families.conftest import record_for
 
 SESSION = "cf4def41-21e0-4b91-adb4-5397c1492084"

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from traj2env_assets.formats.convert import convert_source
+from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
 from traj2env_assets.sources import discover_source_files, register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats.logs import claude_line, tool_result, tool_use, write_jsonl
 
 SESSION = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"

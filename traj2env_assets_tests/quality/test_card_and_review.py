@@ -16,13 +16,14 @@ from traj2env_assets.funnel import FUNNEL_CSV
 from traj2env_assets.harbor.dataset import read_manifest, write_dataset
 from traj2env_assets.harbor.validation import harbor_problems
 from traj2env_assets.harbor.writer import write_task
+from traj2env_assets.layout import CARD_FILE
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
     CandidateStatus,
     TrialsRecord,
 )
 from traj2env_assets.publish import publish_task
-from traj2env_assets.quality.card import CARD_FILE, LICENCE_NOTE, render_card
+from traj2env_assets.quality.card import LICENCE_NOTE, render_card
 from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.quality.review import UnknownTaskError, record_review, review_rows
 from traj2env_assets.quality.rollout import TrialCount, record_rollouts

@@ -16,6 +16,7 @@ from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.registry import Families
 from traj2env_assets.families.repair.family import RepairFamily
 from traj2env_assets.formats.stage import convert_partition
+from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.lifecycle.proposals import propose
 from traj2env_assets.lifecycle.publishing import publish
@@ -26,7 +27,6 @@ from traj2env_assets.replay.stage import replay_partition
 from traj2env_assets.report import build_run_report
 from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import load_registry, register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.example_run import SAMPLES
 
 FORMATS = (
@@ -108,7 +108,7 @@ def test_a_session_mined_again_with_another_fix_releases_its_claim(tmp_path: Pat
     _mine(workspace, [atif, claude])
     [winner] = [s for s in _repair_statuses(workspace, [atif, claude]).values() if s.drop is None]
     assert winner.work_key is not None
-    claims = FixClaims(workspace.root)
+    claims = FixClaims(workspace.dedupe_dir)
     assert {c.task_id for c in claims.claims(winner.work_key)} == {
         s.task_id for s in _repair_statuses(workspace, [atif, claude]).values()
     }
@@ -134,7 +134,7 @@ def test_a_candidate_that_won_at_mining_is_not_published_beside_an_earlier_copy(
     early = FixClaim(
         task_id="codex-python-pytest-fix-0", partition_key="codex-session", started_at="2026-03-01T10:00:08.618Z"
     )
-    FixClaims(workspace.root).claim(late.work_key, early)
+    FixClaims(workspace.dedupe_dir).claim(late.work_key, early)
     staged_task_dir(workspace, late.ref).mkdir(parents=True)
     ready = save_status(workspace, late.model_copy(update={"reached": "trials"}))
 

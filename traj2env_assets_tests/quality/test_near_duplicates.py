@@ -13,7 +13,6 @@ import pytest
 from datasketch import MinHash
 
 from traj2env_assets.harbor.dataset import read_manifest, write_dataset
-from traj2env_assets.harbor.leaks import SHOWN_DIR
 from traj2env_assets.harbor.task_toml import (
     AgentSection,
     EnvironmentSection,
@@ -22,12 +21,11 @@ from traj2env_assets.harbor.task_toml import (
     TaskToml,
     VerifierSection,
 )
-from traj2env_assets.harbor.writer import SOLUTION_FILES_DIR
+from traj2env_assets.layout import TaskLayout, Workspace
 from traj2env_assets.lifecycle.publishing import DatasetCaps, publish
 from traj2env_assets.lifecycle.status import CandidateStatus, save_status, staged_task_dir
 from traj2env_assets.quality import published_signatures
-from traj2env_assets.quality.near_duplicates import TRACKED_IDS, near_duplicate_groups, task_signature
-from traj2env_assets.workspace import Workspace
+from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
 
 FUNCTIONS = [f"def f{n}(x):\n    return x + {n}\n" for n in range(12)]
 
@@ -44,15 +42,16 @@ def _write_task(
 ) -> Path:
     """A task whose reference fixes function ``fixed`` (the base returns its number negated)."""
     base = "\n\n".join(f.replace(f"+ {n}", f"- {n}") if n == fixed else f for n, f in enumerate(FUNCTIONS))
+    layout = TaskLayout(task_dir)
     task_dir.mkdir(parents=True)
-    (task_dir / "instruction.md").write_text(request + "\n")
-    (task_dir / SHOWN_DIR).mkdir(parents=True)
-    (task_dir / SHOWN_DIR / "calc.py").write_text(base)
+    layout.instruction_path.write_text(request + "\n")
+    layout.shown_workspace_dir.mkdir(parents=True)
+    (layout.shown_workspace_dir / "calc.py").write_text(base)
     fix = "\n\n".join(FUNCTIONS).replace(f"return x + {fixed}\n", f"return x + {fixed}{spelling}\n")
-    (task_dir / "solution" / SOLUTION_FILES_DIR).mkdir(parents=True)
-    (task_dir / "solution" / SOLUTION_FILES_DIR / "calc.py").write_text(fix)
-    (task_dir / TRACKED_IDS).parent.mkdir(parents=True)
-    (task_dir / TRACKED_IDS).write_text("".join(f"{test}\n" for test in tests))
+    layout.solution_files_dir.mkdir(parents=True)
+    (layout.solution_files_dir / "calc.py").write_text(fix)
+    layout.harness_dir.mkdir(parents=True)
+    layout.tracked_ids_path.write_text("".join(f"{test}\n" for test in tests))
     toml = TaskToml(
         artifacts=["/workspace"],
         task=PackageSection(name=f"local/{task_dir.name}"),

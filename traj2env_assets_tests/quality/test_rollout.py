@@ -24,7 +24,8 @@ from traj2env_assets.docker_engine.base_images import ensure_base_images
 from traj2env_assets.harbor.dataset import ModelRollouts, RolloutRun, TaskRollouts, read_manifest, write_dataset
 from traj2env_assets.harbor.validate import HarborJobFailed
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.quality.card import CARD_FILE, ROLLOUTS_HEADING, with_rollouts
+from traj2env_assets.layout import CARD_FILE
+from traj2env_assets.quality.card import ROLLOUTS_HEADING, with_rollouts
 from traj2env_assets.quality.rollout import TrialCount, count_trials, merge_rollouts, record_rollouts, rollout_flag
 from traj2env_assets_tests.docker.sample_tasks import python_task
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply

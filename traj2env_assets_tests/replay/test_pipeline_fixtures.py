@@ -12,10 +12,10 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
+from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
 from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
-from traj2env_assets.workspace import Workspace
 from traj2env_assets_tests.formats import real_shapes
 
 
@@ -43,8 +43,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     )
     assert result.success
     outcomes = {
-        key: ReplayOutcome.model_validate_json(workspace.stage_file("replay", key, "outcome.json").read_text())
-        for key in keys
+        key: ReplayOutcome.model_validate_json((workspace.replay_dir(key) / "outcome.json").read_text()) for key in keys
     }
     assert len(keys) == len(real_shapes.WRITERS)  # every agent log (pi, Claude Code, Codex)
     assert {key: outcome.status for key, outcome in outcomes.items()} == dict.fromkeys(keys, "replayed")

@@ -8,13 +8,14 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
+from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
 from traj2env_assets.scan_gate import ScanVerdict
-from traj2env_assets.workspace import Workspace, atomic_write_json
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 KEY = "calc-session"
@@ -30,25 +31,25 @@ def _stage_inputs(root: Path, outcome: str | None = "clean", trajectory: str | N
         .call("Edit", {"file_path": f"{ROOT}/calc.py", "old_string": "a - b", "new_string": "a + b"})
         .bash("pytest -q", "1 passed")
     )
-    conversion = workspace.stage_file("conversion", KEY, "trajectory.json")
+    conversion = workspace.trajectory_file(KEY)
     conversion.parent.mkdir(parents=True, exist_ok=True)
     conversion.write_text(trajectory if trajectory is not None else session.build().model_dump_json(exclude_none=True))
     if outcome is not None:
-        atomic_write_json(workspace.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome=outcome))
+        atomic_write_json(workspace.verdict_file(KEY), ScanVerdict(outcome=outcome))
     return workspace
 
 
 def _outcome(workspace: Workspace) -> ReplayOutcome:
-    return ReplayOutcome.model_validate_json(workspace.stage_file("replay", KEY, "outcome.json").read_text())
+    return ReplayOutcome.model_validate_json((workspace.replay_dir(KEY) / "outcome.json").read_text())
 
 
 def test_replays_writes_record_and_fidelity_then_caches(tmp_path: Path) -> None:
     workspace = _stage_inputs(tmp_path / "ws")
     first = replay_partition(workspace, KEY)
     assert (first.outcome.status, first.cached) == ("replayed", False)
-    fidelity = json.loads(workspace.stage_file("replay", KEY, "fidelity.json").read_text())
+    fidelity = json.loads((workspace.replay_dir(KEY) / "fidelity.json").read_text())
     assert (fidelity["edits_applied"], fidelity["commands"], fidelity["files_rebuilt"]) == (2, 2, 1)
-    record = ReplayRecord.load(workspace.stage_dir("replay", KEY))
+    record = ReplayRecord.load(workspace.replay_dir(KEY))
     assert record.files_before(1) == {"calc.py": "def add(a, b):\n    return a + b\n"}
     again = replay_partition(workspace, KEY)
     assert again.cached and again.fidelity == first.fidelity and again.data_version == first.data_version
@@ -59,7 +60,7 @@ def test_replays_writes_record_and_fidelity_then_caches(tmp_path: Path) -> None:
 def test_blocked_missing_and_invalid_inputs_are_skipped_with_reasons(tmp_path: Path) -> None:
     blocked = _stage_inputs(tmp_path / "blocked", outcome="blocked")
     assert replay_partition(blocked, KEY).outcome.reason == "gate"
-    assert not blocked.stage_file("replay", KEY, "fidelity.json").exists()
+    assert not (blocked.replay_dir(KEY) / "fidelity.json").exists()
     unscanned = _stage_inputs(tmp_path / "unscanned", outcome=None)
     assert replay_partition(unscanned, KEY).outcome.reason == "scan_missing"
     invalid = _stage_inputs(tmp_path / "invalid", trajectory='{"schema_version": "ATIF-v1.7", "steps": "nope"}')
@@ -67,7 +68,7 @@ def test_blocked_missing_and_invalid_inputs_are_skipped_with_reasons(tmp_path: P
     assert (result.outcome.status, result.outcome.reason) == ("skipped", "invalid_trajectory")
     assert _outcome(invalid).detail
     missing = Workspace(root=tmp_path / "missing")
-    atomic_write_json(missing.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="clean"))
+    atomic_write_json(missing.verdict_file(KEY), ScanVerdict(outcome="clean"))
     assert replay_partition(missing, KEY).outcome.reason == "conversion_missing"
 
 
@@ -84,15 +85,15 @@ def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monke
         "replay_error",
         "RuntimeError: boom",
     )
-    assert sorted(p.name for p in workspace.stage_dir("replay", KEY).iterdir()) == ["outcome.json"]
+    assert sorted(p.name for p in workspace.replay_dir(KEY).iterdir()) == ["outcome.json"]
 
 
 def test_a_blocked_rerun_replaces_an_earlier_record(tmp_path: Path) -> None:
     workspace = _stage_inputs(tmp_path / "ws")
     replay_partition(workspace, KEY)
-    atomic_write_json(workspace.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="blocked"))
+    atomic_write_json(workspace.verdict_file(KEY), ScanVerdict(outcome="blocked"))
     assert replay_partition(workspace, KEY).outcome.reason == "gate"
-    assert sorted(p.name for p in workspace.stage_dir("replay", KEY).iterdir()) == ["outcome.json"]
+    assert sorted(p.name for p in workspace.replay_dir(KEY).iterdir()) == ["outcome.json"]
 
 
 def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_path: Path) -> None:
@@ -126,10 +127,8 @@ def test_a_large_trajectory_is_streamed_with_the_same_record(tmp_path: Path, mon
     monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", not_whole)
     assert replay_partition(streamed, KEY).outcome.status == "replayed"
     for name in ("record.json", "manifests.jsonl", "fidelity.json"):
-        assert (
-            streamed.stage_file("replay", KEY, name).read_bytes() == whole.stage_file("replay", KEY, name).read_bytes()
-        )
-    assert not any(p.name.startswith(".timeline-") for p in streamed.stage_dir("replay", KEY).iterdir())
+        assert (streamed.replay_dir(KEY) / name).read_bytes() == (whole.replay_dir(KEY) / name).read_bytes()
+    assert not any(p.name.startswith(".timeline-") for p in streamed.replay_dir(KEY).iterdir())
     broken = _stage_inputs(tmp_path / "broken", trajectory='{"schema_version": "ATIF-v1.7", "steps": [{"step_id": 1')
     result = replay_partition(broken, KEY)
     assert (result.outcome.status, result.outcome.reason) == ("skipped", "invalid_trajectory")

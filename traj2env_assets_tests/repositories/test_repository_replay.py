@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile
 from traj2env_assets.formats.stage import trajectory_json
+from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayRecord, replay_partition
 from traj2env_assets.repositories import Coverage, RepositoryEntry, find_coverage
 from traj2env_assets.scan_gate import ScanVerdict
-from traj2env_assets.workspace import Workspace, atomic_write_json
 from traj2env_assets_tests.replay.builders import SessionBuilder
 from traj2env_assets_tests.repositories.gitrepo import commit, git
 
@@ -41,15 +42,15 @@ def _session(cwd: Path, read_calc: str | None = None, read_test: bool = True) ->
 
 def _workspace(root: Path, session: SessionBuilder) -> Workspace:
     workspace = Workspace(root=root)
-    conversion = workspace.stage_file("conversion", KEY, "trajectory.json")
+    conversion = workspace.trajectory_file(KEY)
     conversion.parent.mkdir(parents=True, exist_ok=True)
     conversion.write_text(trajectory_json(session.build()))  # as the conversion stage writes it
-    atomic_write_json(workspace.stage_file("scan", KEY, "verdict.json"), ScanVerdict(outcome="clean"))
+    atomic_write_json(workspace.verdict_file(KEY), ScanVerdict(outcome="clean"))
     return workspace
 
 
 def _files_before_fix(workspace: Workspace) -> dict[str, str]:
-    return ReplayRecord.load(workspace.stage_dir("replay", KEY)).files_before(1)
+    return ReplayRecord.load(workspace.replay_dir(KEY)).files_before(1)
 
 
 def test_edits_to_files_never_read_are_lost_without_the_repository_and_rebuilt_with_it(tmp_path: Path) -> None:

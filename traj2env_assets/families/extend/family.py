@@ -35,6 +35,7 @@ from traj2env_assets.families.extend.candidates import (
 from traj2env_assets.families.extend.proposal import ExtendProposal
 from traj2env_assets.families.extend.task import extend_task_spec
 from traj2env_assets.harbor.task_spec import WORKSPACE, TaskSpec
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.effort import EffortWindow
 from traj2env_assets.verification.controls import (
     DEFAULT_CONTROLS,
@@ -56,7 +57,7 @@ class BaseOnlyControl(Control):
     name = "base_only"
 
     def action(self, task_dir: Path) -> AgentAction:
-        restore = task_dir / "tests" / "traj2env" / "restore"
+        restore = TaskLayout(task_dir).restore_dir
         files = {
             f"{WORKSPACE}/{path.relative_to(restore).as_posix()}": path.read_bytes()
             for path in sorted(restore.rglob("*"))

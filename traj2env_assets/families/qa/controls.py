@@ -26,6 +26,7 @@ from pathlib import Path
 
 from traj2env_assets.harbor.scripts import GOLD_FILE, HARNESS_DIR
 from traj2env_assets.harbor.task_spec import ANSWER_FILE
+from traj2env_assets.layout import TaskLayout
 from traj2env_assets.verification.controls import (
     AgentAction,
     Control,
@@ -38,7 +39,7 @@ from traj2env_assets.verification.verifier_files.grade_answer import parse_decim
 
 def gold_of(task_dir: Path) -> tuple[str, str]:
     """The staged task's (kind, gold answer), read on the host (never in the agent's container)."""
-    gold = json.loads((task_dir / "tests" / "traj2env" / GOLD_FILE).read_text(encoding="utf-8"))
+    gold = json.loads(TaskLayout(task_dir).harness_file(GOLD_FILE).read_text(encoding="utf-8"))
     return gold["kind"], gold["answer"]
 
 

@@ -22,10 +22,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import CandidateRejected
 from traj2env_assets.families.qa.proposal import QaInput
+from traj2env_assets.layout import QaCacheLayout
 from traj2env_assets.sources import file_sha256
-from traj2env_assets.workspace import atomic_write_json
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -57,7 +58,7 @@ def hub_endpoint() -> str:
 
 def _pin_file(cache_root: Path, endpoint: str, item: QaInput, moment: datetime) -> Path:
     key = hashlib.sha256(f"{endpoint}\0{item.repo_id}\0{item.path}\0{moment.isoformat()}".encode()).hexdigest()
-    return cache_root / "qa" / "pins" / f"{key}.json"
+    return QaCacheLayout(cache_root).pin_file(key)
 
 
 def _recorded(path: Path) -> PinnedInput | None:
@@ -100,7 +101,7 @@ def pin_input(item: QaInput, moment: datetime, cache_root: Path) -> PinnedInput:
             item.path,
             repo_type="dataset",
             revision=commit,
-            cache_dir=cache_root / "qa" / "hub",
+            cache_dir=QaCacheLayout(cache_root).hub_dir,
             endpoint=endpoint,
         )
     except Exception as exc:  # entry/revision/repository not found, HTTP and connection errors

@@ -20,9 +20,10 @@ from pathlib import Path
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.dependencies.wheelhouse import IMAGE_PYTHON_VERSION
+from traj2env_assets.layout import QaCacheLayout
 from traj2env_assets.sources import file_sha256
-from traj2env_assets.workspace import atomic_write_json
 
 ANALYSIS_PACKAGES = ("pandas==3.1.1", "pyarrow==26.0.1")
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
@@ -52,7 +53,7 @@ class WheelSet(BaseModel):
 
 def _directory(cache_root: Path) -> Path:
     key = hashlib.sha256("\0".join([*ANALYSIS_PACKAGES, IMAGE_PYTHON_VERSION, *PLATFORMS]).encode()).hexdigest()[:16]
-    return cache_root / "qa" / "wheels" / key
+    return QaCacheLayout(cache_root).wheels_dir(key)
 
 
 def _download(target: Path) -> WheelSet:

@@ -1,8 +1,8 @@
-"""The on-disk layout of every stage's output and the atomic writes that fill it.
+"""Atomic writes, of a file or a whole folder, and the lock around filling a cache entry.
 
-Stage outputs live at ``<root>/<stage>/<partition key>/...``. Every write goes to a
-temporary sibling first and is renamed into place, so a reader (or a retried run)
-never sees a half-written file or directory.
+Every write goes to a temporary sibling first and is renamed into place, so a reader (or
+a retried run) never sees a half-written file or directory. Where things go is
+``layout``'s business; these take any path (workspace, dataset or task files alike).
 """
 
 from __future__ import annotations
@@ -73,25 +73,3 @@ def atomic_directory(target: Path) -> Iterator[Path]:
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
-
-
-STAGE_CONVERSION = "conversion"
-STAGE_SCAN = "scan"
-STAGE_REPLAY = "replay"
-
-
-class Workspace(BaseModel):
-    """Where stage outputs go: ``<root>/<stage>/<partition key>/``."""
-
-    root: Path
-
-    @property
-    def wheelhouse_dir(self) -> Path:
-        """The host-side wheel cache shared by every task image (see ``dependencies``)."""
-        return self.root / "wheelhouse"
-
-    def stage_dir(self, stage: str, partition_key: str) -> Path:
-        return self.root / stage / partition_key
-
-    def stage_file(self, stage: str, partition_key: str, name: str) -> Path:
-        return self.stage_dir(stage, partition_key) / name
