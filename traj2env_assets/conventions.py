@@ -125,9 +125,8 @@ JS_RUNNER_DEFAULT_TEST_FILE = re.compile(
 )
 
 # The in-container tamper check (verification/verifier_files/tamper_check.mjs, which cannot
-# import this module) lets test files import node:test and vitest. Its TEST_FILE regex
-# accepts every JavaScript test path and a few more names (``*spec*``, ``test_*``, compound
-# suffixes); traj2env_assets_tests/test_conventions.py holds it to that.
+# import this module) lets test files import node:test and vitest: its TEST_FILE regex is
+# is_test_path for JavaScript sources, as traj2env_assets_tests/test_conventions.py checks.
 
 
 # ---- Files a harness or a check reads on its own --------------------------------------------
