@@ -45,7 +45,6 @@ carries its evidence (step id, channel, tool, a secret-masked excerpt) into
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 from typing import Any, Literal, TypedDict
@@ -53,6 +52,7 @@ from typing import Any, Literal, TypedDict
 from pydantic import BaseModel, Field
 
 from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.layout import Workspace
 
@@ -278,7 +278,8 @@ def scan_partition(
         sorted(allow or []),
         SCAN_GATE_VERSION,
     ]
-    input_key = hashlib.sha256(json.dumps(settings).encode()).hexdigest()
+    # No mappings in the list, so sorting keys leaves the key what it always was.
+    input_key = sorted_json_sha256(settings)
     previous = read_verdict(workspace, partition_key)
     if previous is not None and previous.input_key == input_key:
         return previous

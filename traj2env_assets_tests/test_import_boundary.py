@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import traj2env_assets
 
 PACKAGE = Path(traj2env_assets.__file__).parent
@@ -64,9 +66,9 @@ def test_core_never_imports_the_dagster_glue() -> None:
     assert offenders == []
 
 
-# docker_engine is the Docker plumbing the rest builds on: it imports itself and run_locks
-# (a standard-library-only module), nothing of verification, harbor, families or lifecycle.
-PLUMBING_IMPORTS = ("traj2env_assets.docker_engine", "traj2env_assets.run_locks")
+# docker_engine is the Docker plumbing the rest builds on: it imports itself, run_locks and
+# conventions (standard-library-only modules), nothing of verification, harbor, families or lifecycle.
+PLUMBING_IMPORTS = ("traj2env_assets.docker_engine", "traj2env_assets.run_locks", "traj2env_assets.conventions")
 
 
 def _package_imports(path: Path) -> set[str]:
@@ -98,5 +100,6 @@ def test_docker_engine_imports_only_plumbing() -> None:
     assert offenders == {}
 
 
-def test_run_locks_imports_nothing_of_the_package() -> None:
-    assert _package_imports(PACKAGE / "run_locks.py") == set()
+@pytest.mark.parametrize("leaf", ["run_locks.py", "conventions.py"])
+def test_leaf_modules_import_nothing_of_the_package(leaf: str) -> None:
+    assert _package_imports(PACKAGE / leaf) == set()

@@ -11,13 +11,13 @@ at all): those partitions need no second event, which keeps the event log small.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 import dagster as dg
+
+from traj2env_assets.conventions import sorted_json_sha256
 
 # Materialization metadata as Dagster takes it; values are ``dg.RawMetadataValue``, a
 # name Dagster only exports for type checkers.
@@ -38,7 +38,7 @@ class PartitionFigures:
 
 
 def data_version_of(value: object) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return sorted_json_sha256(value, default=str)[:24]
 
 
 def partition_outputs(

@@ -1,12 +1,12 @@
 """Base images without a registry: pull when a registry answers, else build from Debian.
 
 Task Dockerfiles start ``FROM`` the public images a user expects (``python:3.13-slim``,
-``node:20-slim``) so published tasks rebuild anywhere. On a machine with no registry the
-same names are filled by local stand-ins: a Debian trixie ``minbase`` rootfs made with
-``debootstrap``, completed with ``apt-get`` inside a chroot (debootstrap's own
-``--include`` resolver misses dependencies, e.g. npm's), and loaded with
-``docker import`` under the public name. A stand-in must honestly match its tag: trixie
-ships Python 3.13 and Node.js 20, and :func:`ensure_base_images` checks the version
+``node:20-slim``, named in ``traj2env_assets.conventions``) so published tasks rebuild
+anywhere. On a machine with no registry the same names are filled by local stand-ins: a
+Debian trixie ``minbase`` rootfs made with ``debootstrap``, completed with ``apt-get``
+inside a chroot (debootstrap's own ``--include`` resolver misses dependencies, e.g.
+npm's), and loaded with ``docker import`` under the public name. A stand-in must honestly
+match its tag: trixie ships Python 3.13 and Node.js 20, and :func:`ensure_base_images` checks the version
 inside the imported image before it reports success.
 
 A stand-in may carry more than the public image, never less: ``tmux`` is added because
@@ -38,6 +38,7 @@ import docker
 from docker.errors import APIError
 from pydantic import BaseModel
 
+from traj2env_assets.conventions import IMAGE_NODE_MAJOR, IMAGE_PYTHON_VERSION, NODE_BASE_IMAGE, PYTHON_BASE_IMAGE
 from traj2env_assets.docker_engine.connection import image_present
 from traj2env_assets.docker_engine.labels import project_labels
 
@@ -80,7 +81,7 @@ _DEFAULT_ENV = {
 }
 
 PYTHON_SLIM = BaseImageSpec(
-    name="python:3.13-slim",
+    name=PYTHON_BASE_IMAGE,
     packages=["python3", "python3-pip", "python3-venv", "python3-pytest", "python-is-python3", *AGENT_PACKAGES],
     # The official image lets `pip install` write to the system site; Debian's PEP 668
     # marker would refuse it, so the stand-in drops the marker to behave the same.
@@ -92,18 +93,18 @@ PYTHON_SLIM = BaseImageSpec(
     env={**_DEFAULT_ENV, "PYTHONDONTWRITEBYTECODE": "1"},
     cmd=["python3"],
     version_command=["python", "--version"],
-    version_prefix="Python 3.13.",
+    version_prefix=f"Python {IMAGE_PYTHON_VERSION}.",
 )
 
 NODE_SLIM = BaseImageSpec(
-    name="node:20-slim",
+    name=NODE_BASE_IMAGE,
     packages=["nodejs", "npm", *AGENT_PACKAGES],
     # The official image has a `node` user with uid 1000.
     setup="useradd --create-home --uid 1000 --shell /bin/bash node\n",
     env=_DEFAULT_ENV,
     cmd=["node"],
     version_command=["node", "--version"],
-    version_prefix="v20.",
+    version_prefix=f"v{IMAGE_NODE_MAJOR}.",
 )
 
 DEFAULT_BASE_IMAGES: tuple[BaseImageSpec, ...] = (PYTHON_SLIM, NODE_SLIM)

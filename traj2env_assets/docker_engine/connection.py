@@ -9,7 +9,10 @@ from __future__ import annotations
 import docker
 from docker.errors import DockerException, ImageNotFound
 
-DEFAULT_PLATFORM = "linux/amd64"
+from traj2env_assets.conventions import IMAGE_PLATFORM
+
+# Builds and runs target the task images' platform unless the pipeline says otherwise.
+DEFAULT_PLATFORM = IMAGE_PLATFORM
 NATIVE_PLATFORM = "native"
 
 

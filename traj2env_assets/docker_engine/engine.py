@@ -13,7 +13,7 @@ Usage for a family (the repair family, for example)::
     from traj2env_assets.harbor.writer import write_task
     from traj2env_assets.verification.trial import TrialTask, run_matrix
 
-    engine = DockerEngine(platform="linux/amd64", container_memory="4g")
+    engine = DockerEngine(container_memory="4g")             # the task images' platform
     task = write_task(TaskSpec(...), staging_dir)           # Harbor task directory
     image = engine.build(task.environment_dir)              # ImageBuildFailedError → skip
     trial = TrialTask(image=image.tag, task_dir=task.path)

@@ -10,7 +10,7 @@ the skip reason ``image_build_failed`` and the tail of the build log.
 
 Usage::
 
-    image = build_image(client, context_dir, platform="linux/amd64", timeout_s=600)
+    image = build_image(client, context_dir, timeout_s=600)   # the task images' platform
     image.tag, image.built   # "traj2env/env:3f2a...", False when it was already there
 """
 

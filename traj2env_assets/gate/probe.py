@@ -8,12 +8,12 @@ the container (it can be far larger than a probe's output tail).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from traj2env_assets.conventions import is_test_path, sorted_json_sha256
 from traj2env_assets.families.contract import Probe, ProbeResult
 from traj2env_assets.gate.runtime import PROBE, WORKER, runtime_file
 from traj2env_assets.harbor.scripts import PRISTINE_DIR
@@ -21,7 +21,6 @@ from traj2env_assets.harbor.task_spec import (
     WORKSPACE,
     TaskSpec,
     harness_files,
-    is_test_path,
 )
 
 GATE_PROBE = "behaviour_gate"
@@ -83,12 +82,7 @@ def gate_probe(spec: TaskSpec) -> Probe:
         # Seeded by what the task is, not its id: copies of one fix logged in several formats
         # share one probe (and its calibration cache entry).
         "seed": int(
-            hashlib.sha256(
-                json.dumps(
-                    [_texts(spec.solution_files), tests.test_files, judged_selection(spec)], sort_keys=True
-                ).encode()
-            ).hexdigest()[:8],
-            16,
+            sorted_json_sha256([_texts(spec.solution_files), tests.test_files, judged_selection(spec)])[:8], 16
         ),
         "report": REPORT_FILE,
     }

@@ -5,7 +5,7 @@ trial runner both run it as root in a fresh container from the task image, after
 submission has been copied to ``/workspace``. Only solution code crosses. It
 
 0. removes every symlink that resolves outside the workspace and every setuid bit;
-1. deletes every test path (test folders and files, see ``task_spec.is_test_path``),
+1. deletes every test path (test folders and files, see ``conventions.is_test_path``),
    harness file (conftest.py, sitecustomize.py, .pth, pytest/npm config...) and
    ``node_modules`` and Python environment (virtualenv, site-packages) the submission
    holds, and restores the pristine ones from the full
@@ -36,6 +36,7 @@ import shlex
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from traj2env_assets.conventions import TEST_DIR_NAMES, TEST_FILE_GLOBS
 from traj2env_assets.gate.runtime import WORKER
 from traj2env_assets.harbor.task_spec import (
     ANSWER_FILE,
@@ -44,8 +45,6 @@ from traj2env_assets.harbor.task_spec import (
     NODE_MODULES,
     NODE_TEST_RUNNERS,
     PYTHON_ENVIRONMENT_DIRS,
-    TEST_DIR_NAMES,
-    TEST_FILE_GLOBS,
     WORKSPACE,
     TaskSpec,
     harness_files,

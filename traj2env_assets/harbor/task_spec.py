@@ -10,12 +10,20 @@ file (``answer``: qa tasks, whose agent works in ``/workdir`` and writes ``ANSWE
 
 from __future__ import annotations
 
-from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from traj2env_assets.conventions import (
+    LINT_HARNESS_FILES,
+    NODE_BASE_IMAGE,
+    NODE_HARNESS_FILES,
+    PYTHON_BASE_IMAGE,
+    PYTHON_HARNESS_FILES,
+    is_test_path,
+    restored_root,
+)
 from traj2env_assets.gate.model import BehaviourGate
 from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.repositories.models import RepositoryMetadata
@@ -28,7 +36,7 @@ TestRunner = Literal["pytest", "node", "jest", "mocha", "vitest", "lint"]
 NODE_TEST_RUNNERS: frozenset[TestRunner] = frozenset({"node", "jest", "mocha", "vitest"})
 RewardMode = Literal["all_pass", "fraction", "check", "split"]
 
-BASE_IMAGES: dict[BaseImageKind, str] = {"python": "python:3.13-slim", "node": "node:20-slim"}
+BASE_IMAGES: dict[BaseImageKind, str] = {"python": PYTHON_BASE_IMAGE, "node": NODE_BASE_IMAGE}
 WORKSPACE = "/workspace"
 ANSWER_WORKDIR = "/workdir"
 ANSWER_FILE = f"{ANSWER_WORKDIR}/answer.txt"
@@ -37,91 +45,10 @@ AnswerKind = Literal["number", "label", "yes_no", "list"]
 # test files its recorded change also edited (SWE-bench style), not the ones it started with.
 TESTS_FROM_SESSION_FINAL = "session_final"
 
-# Files a test harness reads on its own; a submission's copy never reaches the test run.
-PYTHON_HARNESS_FILES = frozenset(
-    {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "sitecustomize.py", "usercustomize.py"}
-)
-NODE_HARNESS_FILES = frozenset(
-    {
-        "package.json",
-        "package-lock.json",
-        ".npmrc",
-        ".mocharc.json",
-        ".mocharc.js",
-        ".mocharc.cjs",
-        ".mocharc.yml",
-        ".mocharc.yaml",
-        "jest.config.js",
-        "jest.config.cjs",
-        "jest.config.mjs",
-        "jest.config.ts",
-        "vitest.config.js",
-        "vitest.config.mjs",
-        "vitest.config.ts",
-        "tsconfig.json",
-        "babel.config.js",
-        ".babelrc",
-    }
-)
 # Build checks whose failure an import names (esbuild's "Could not resolve", "No matching
 # export"): dropping the import would pass, so the fix must keep every import of a
 # diagnosed file (the tamper check's ``--imports-kept``, the ``lint_drop_imports`` control).
 IMPORTS_KEPT_TOOLS = frozenset({"esbuild"})
-# Files that configure a lint or type check (anywhere in the project: ruff, mypy, tsc,
-# eslint), and the tools' caches: the submission's never reach the check.
-LINT_HARNESS_FILES = frozenset(
-    {
-        "pyproject.toml",
-        "setup.cfg",
-        "tox.ini",
-        "ruff.toml",
-        ".ruff.toml",
-        "mypy.ini",
-        ".mypy.ini",
-        ".flake8",
-        "sitecustomize.py",
-        "usercustomize.py",
-        ".ruff_cache",
-        ".mypy_cache",
-        ".dmypy.json",
-        "package.json",
-        "package-lock.json",
-        ".npmrc",
-        "tsconfig.json",
-        "jsconfig.json",
-        "tsconfig.base.json",
-        ".eslintrc",
-        ".eslintrc.js",
-        ".eslintrc.cjs",
-        ".eslintrc.json",
-        ".eslintrc.yml",
-        ".eslintrc.yaml",
-        ".eslintignore",
-        "eslint.config.js",
-        "eslint.config.mjs",
-        "eslint.config.cjs",
-        ".eslintcache",
-        "biome.json",
-        "biome.jsonc",
-    }
-)
-
-
-# Test code and test support: test directories (with their fixtures, data and package
-# ``__init__.py``) and test files by name. The verifier deletes every such path from the
-# submission and restores the pristine ones, so only solution code crosses.
-TEST_DIR_NAMES = frozenset({"test", "tests", "__tests__", "spec"})
-# pytest's and unittest's default file patterns, node --test's, jest's, mocha's and vitest's.
-_JS_EXTENSIONS = ("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx")
-TEST_FILE_GLOBS = (
-    "test_*.py",
-    "*_test.py",
-    *(
-        f"{pattern}.{ext}"
-        for ext in _JS_EXTENSIONS
-        for pattern in ("*.test", "*.spec", "*-test", "*_test", "test-*", "test")
-    ),
-)
 # Installed JavaScript packages live inside the project; the pristine ones always return.
 NODE_MODULES = "node_modules"
 # Installed Python packages inside the project: these folders and every virtualenv (a
@@ -139,23 +66,6 @@ def harness_files(runner: TestRunner) -> frozenset[str]:
         "vitest": NODE_HARNESS_FILES,
         "lint": LINT_HARNESS_FILES,
     }[runner]
-
-
-def is_test_path(path: str) -> bool:
-    """A test file, or a file anywhere under a test directory."""
-    parts = PurePosixPath(path).parts
-    return any(part in TEST_DIR_NAMES for part in parts[:-1]) or any(
-        fnmatchcase(parts[-1], glob) for glob in TEST_FILE_GLOBS
-    )
-
-
-def restored_root(path: str) -> str:
-    """What the verifier restores for one test path: its outermost test directory, or the file."""
-    parts = PurePosixPath(path).parts
-    for index, part in enumerate(parts[:-1]):
-        if part in TEST_DIR_NAMES:
-            return PurePosixPath(*parts[: index + 1]).as_posix()
-    return path
 
 
 def _checked_relative(path: str) -> str:

@@ -20,8 +20,6 @@ Calls run ``jobs`` at a time in threads: they wait on the network, not the CPU.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +29,7 @@ from pydantic import BaseModel
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import PipelineOptions
+from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, ProposalRequest
 from traj2env_assets.families.registry import Families
 from traj2env_assets.layout import Workspace
@@ -63,7 +62,7 @@ def _input_key(options: PipelineOptions, prompt: Prompt, rendered: str, schema: 
         "rendered": rendered,
         "schema": schema.model_json_schema(),
     }
-    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+    return sorted_json_sha256(asked)
 
 
 @dataclass(frozen=True)

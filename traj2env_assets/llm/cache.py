@@ -9,8 +9,6 @@ which the cache never reads, so a rerun asks the model again.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.conventions import compact_sorted_json_sha256
 from traj2env_assets.layout import keyed_file
 
 DECLINED_DIR = "declined"
@@ -38,12 +37,7 @@ class ModelRequest(BaseModel):
 def cache_key(request: ModelRequest, prompt_name: str, prompt_version: str) -> str:
     """sha256 over the request (not how it is sent: timeouts, retries, endpoint) and the prompt version."""
     asked = request.model_dump(mode="json", include=set(ModelRequest.model_fields))
-    canonical = json.dumps(
-        {**asked, "prompt_name": prompt_name, "prompt_version": prompt_version},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return compact_sorted_json_sha256({**asked, "prompt_name": prompt_name, "prompt_version": prompt_version})
 
 
 class CachedReply(BaseModel):

@@ -24,8 +24,6 @@ and would fail the same way.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +31,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.families.contract import Drop
 
 DUPLICATE_OF = "duplicate_of"
@@ -55,7 +54,7 @@ def _plain_text(value: object) -> object:
 def work_key(family: str, candidate: BaseModel, provenance: frozenset[str]) -> str:
     """The sha256 of what the task is made from, without where and when it was recorded."""
     work = _plain_text(candidate.model_dump(mode="json", exclude=set(provenance)))
-    return hashlib.sha256(json.dumps({"family": family, "work": work}, sort_keys=True).encode()).hexdigest()
+    return sorted_json_sha256({"family": family, "work": work})
 
 
 def _instant(timestamp: str | None) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from traj2env_assets.conventions import PYTHON_BASE_IMAGE
 from traj2env_assets.trajectory_export.layout import (
     APP_DIR,
     BASE_IMAGES_DIR,
@@ -14,7 +15,8 @@ from traj2env_assets.trajectory_export.layout import (
     WHEELHOUSE_DIR,
 )
 
-HARNESS_BASE_IMAGE = "python:3.13-slim"
+# The task images' base: the offline stand-in the engine already has serves this image too.
+HARNESS_BASE_IMAGE = PYTHON_BASE_IMAGE
 ENGINE_PACKAGES = ("docker.io", "docker-cli", "docker-compose", "ca-certificates", "iptables")
 ENGINE_CHECKS = ("docker --version", "docker compose version", "dockerd --version")
 

@@ -16,9 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from traj2env_assets.conventions import IMAGE_PYTHON_VERSION
 from traj2env_assets.trajectory_export.layout import HARNESS_REQUIREMENTS, REQUIREMENTS_FILE
-
-IMAGE_PYTHON = "3.13"
 
 
 class WheelhouseError(RuntimeError):
@@ -40,6 +39,8 @@ def _pip() -> list[str]:
 
 def download_wheelhouse(target: Path) -> Path:
     """Download the pinned requirements and their dependencies as wheels into ``target``."""
+    # Unlike the task images (conventions.IMAGE_PLATFORM), the harness image is built for this
+    # machine, where the export runs it.
     machine = platform.machine()
     target.mkdir(parents=True, exist_ok=True)
     platforms = [f"{tag}_{machine}" for tag in ("manylinux_2_28", "manylinux_2_17", "manylinux2014", "linux")]
@@ -52,11 +53,11 @@ def download_wheelhouse(target: Path) -> Path:
         str(target),
         "--only-binary=:all:",
         "--python-version",
-        IMAGE_PYTHON,
+        IMAGE_PYTHON_VERSION,
         "--implementation",
         "cp",
         "--abi",
-        f"cp{IMAGE_PYTHON.replace('.', '')}",
+        f"cp{IMAGE_PYTHON_VERSION.replace('.', '')}",
         *(arg for tag in platforms for arg in ("--platform", tag)),
         *requirements,
     ]

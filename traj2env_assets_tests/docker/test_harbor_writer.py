@@ -9,7 +9,7 @@ import pytest
 from harbor.models.task.config import TaskConfig
 from pydantic import ValidationError
 
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.harbor.task_toml import dumps_toml
 from traj2env_assets.harbor.validation import harbor_problems
 from traj2env_assets.harbor.writer import task_toml, write_task
@@ -99,27 +99,6 @@ def test_a_solution_that_changes_restored_files_is_rejected() -> None:
     data["solution_files"] = {**data["solution_files"], "tests/helpers.py": b"x = 2\n"}
     with pytest.raises(ValidationError, match="restores from the pristine image"):
         TaskSpec.model_validate(data)
-
-
-@pytest.mark.parametrize(
-    ("path", "is_test"),
-    [
-        ("tests/test_a.py", True),
-        ("a/spec/x.json", True),
-        ("test_a.py", True),
-        ("a_test.py", True),
-        ("src/slug.test.js", True),
-        ("lib/x.spec.ts", True),
-        ("test-utils.mjs", True),
-        ("test.js", True),
-        ("src/app.py", False),
-        ("contest.py", False),
-        ("latest.js", False),
-        ("testing/helpers.py", False),
-    ],
-)
-def test_test_paths_are_recognised_by_folder_and_name(path: str, is_test: bool) -> None:
-    assert is_test_path(path) is is_test
 
 
 @pytest.mark.parametrize("path", ["../escape.py", "/abs.py", "a/../b.py", "./a.py", ""])

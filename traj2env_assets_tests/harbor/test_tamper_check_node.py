@@ -151,10 +151,11 @@ def test_rule_fires_on_attack_and_not_on_benign_twin(rule: str, attack: str, ben
 
 def test_node_test_is_allowed_in_test_files_only(tmp_path: Path) -> None:
     source = "const test = require('node:test');\n"
-    files = dict.fromkeys(
-        ("test/a.js", "tests/b.mjs", "src/c.test.js", "src/d.spec.ts", "src/__tests__/e.js", "src/latest.js"), source
-    )
-    assert rules(run_check(NODE_SCRIPT, tmp_path, {}, files)) == {("src/latest.js", "test_framework_internals")}
+    tests = ("test/a.js", "tests/b.mjs", "src/c.test.js", "src/d.spec.ts", "src/__tests__/e.js", "test-f.js")
+    # Named like tests, but no test path: the verifier leaves them to the submission.
+    solution = ("src/latest.js", "src/g_spec.js", "test_h.js", "src/i.test.helper.js")
+    report = run_check(NODE_SCRIPT, tmp_path, {}, dict.fromkeys(tests + solution, source))
+    assert rules(report) == {(path, "test_framework_internals") for path in solution}
 
 
 def test_comments_strings_and_regex_literals_do_not_fire(tmp_path: Path) -> None:

@@ -29,14 +29,17 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
+from traj2env_assets.conventions import (
+    PYTHON_HARNESS_FILES,
+    PYTHON_TEST_MODULE_GLOBS,
+    UNITTEST_MODULE_GLOB,
+    is_test_path,
+)
 from traj2env_assets.families.contract import Drop, Fact, MinedCandidate
 from traj2env_assets.harbor.python_dependencies import REQUIREMENTS
-from traj2env_assets.harbor.task_spec import PYTHON_HARNESS_FILES, is_test_path
 from traj2env_assets.replay import FileEvent, ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
 
-TEST_MODULE_GLOBS = ("test_*.py", "*_test.py")
-_UNITTEST_MODULE_GLOB = "test*.py"
 _READ_ACTIONS = frozenset({"read", "pre_image"})
 
 
@@ -120,7 +123,7 @@ def _start_files(record: ReplayRecord, events: list[FileEvent | ShellCommand]) -
 
 def _covered_test_modules(snapshot: dict[str, str], tool: str, targets: list[str], cwd: str) -> list[str]:
     """The test modules a pytest or unittest run over ``snapshot`` collects."""
-    globs = (_UNITTEST_MODULE_GLOB,) if tool == "unittest" else TEST_MODULE_GLOBS
+    globs = (UNITTEST_MODULE_GLOB,) if tool == "unittest" else PYTHON_TEST_MODULE_GLOBS
     modules = [path for path in snapshot if any(fnmatchcase(PurePosixPath(path).name, glob) for glob in globs)]
     if tool == "pytest" and targets:
         roots = [posixpath.normpath(posixpath.join(cwd, target.split("::", 1)[0])) for target in targets]

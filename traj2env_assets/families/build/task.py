@@ -11,18 +11,18 @@ tracked tests to the ones it kept (``calibrated_spec``).
 from __future__ import annotations
 
 import ast
-from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from traj2env_assets.families.build.candidates import TEST_MODULE_GLOBS, BuildCandidate
+from traj2env_assets.conventions import PYTHON_HARNESS_FILES, is_python_test_module, is_test_path
+from traj2env_assets.families.build.candidates import BuildCandidate
 from traj2env_assets.families.build.proposal import BuildProposal, proposal_problem
 from traj2env_assets.families.build.surface import recorded_contract, stub_files
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.harbor.python_dependencies import python_dependency_lines, requirement_files, trajectory_date
-from traj2env_assets.harbor.task_spec import PYTHON_HARNESS_FILES, TaskSpec, VerifierSpec, is_test_path
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 HIDDEN_TESTS = "tests/test_hidden.py"
 CONTRACT_FILE = "CONTRACT.md"
@@ -42,16 +42,12 @@ class BuildMaterials(BaseModel):
     test_modules: list[str]
 
 
-def _test_module(path: str) -> bool:
-    return any(fnmatchcase(PurePosixPath(path).name, glob) for glob in TEST_MODULE_GLOBS)
-
-
 def _support_files(files: dict[str, str]) -> dict[str, str]:
     """Test support the session's tests may need: conftest.py files and non-module test files."""
     return {
         path: text
         for path, text in files.items()
-        if PurePosixPath(path).name == "conftest.py" or (is_test_path(path) and not _test_module(path))
+        if PurePosixPath(path).name == "conftest.py" or (is_test_path(path) and not is_python_test_module(path))
     }
 
 

@@ -34,15 +34,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from traj2env_assets.checks import parse_check_result, recognise_check
+from traj2env_assets.conventions import is_python_test_module, is_test_path
 from traj2env_assets.families.build.candidates import project_needs
 from traj2env_assets.families.contract import Drop, MinedCandidate
-from traj2env_assets.families.extend.pytests import is_python_test_file, project_tests
+from traj2env_assets.families.extend.pytests import project_tests
 from traj2env_assets.families.extend.request_context import (
     RequestContexts,
     needs_context,
     stated_request,
 )
-from traj2env_assets.harbor.task_spec import is_test_path
 from traj2env_assets.replay import ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
 
@@ -126,7 +126,7 @@ def passing_test_files(record: ReplayRecord) -> dict[int, set[tuple[str, str]]]:
         if not parse_check_result(check, event.output, event.exit_code).passed:
             continue
         for path, text in snapshot.items():
-            if is_python_test_file(path) and _covered(event, check.targets, path):
+            if is_python_test_module(path) and _covered(event, check.targets, path):
                 seen.setdefault(request, set()).add((path, _digest(text)))
     return seen
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 import difflib
 
+from traj2env_assets.conventions import is_test_path
 from traj2env_assets.families.extend.candidates import ExtendCandidate
-from traj2env_assets.harbor.task_spec import is_test_path
 from traj2env_assets.mutation import Mutant, generate_mutants
 
 

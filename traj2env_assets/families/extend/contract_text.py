@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from traj2env_assets.harbor.task_spec import is_test_path
+from traj2env_assets.conventions import is_test_path
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 

@@ -12,12 +12,7 @@ from __future__ import annotations
 import ast
 import hashlib
 
-from traj2env_assets.harbor.task_spec import is_test_path
-
-
-def is_python_test_file(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return path.endswith(".py") and is_test_path(path) and (name.startswith("test_") or name.endswith("_test.py"))
+from traj2env_assets.conventions import is_python_test_module
 
 
 def _parametrized(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -59,6 +54,6 @@ def project_tests(files: dict[str, str]) -> dict[str, str]:
     """Every test of a project's Python test files: ``{node id: digest}``."""
     tests: dict[str, str] = {}
     for path in sorted(files):
-        if is_python_test_file(path):
+        if is_python_test_module(path):
             tests.update(test_functions(path, files[path]))
     return tests

@@ -15,21 +15,17 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from traj2env_assets.conventions import PYTHON_HARNESS_FILES, is_python_test_module, is_test_path
 from traj2env_assets.dependencies import DependenciesNotInstallable, python_environment
 from traj2env_assets.families.build.task import left_out_note
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
 from traj2env_assets.families.extend.candidates import ExtendCandidate
 from traj2env_assets.families.extend.contract_text import recorded_contract
 from traj2env_assets.families.extend.proposal import ExtendProposal
-from traj2env_assets.families.extend.pytests import is_python_test_file, test_functions
+from traj2env_assets.families.extend.pytests import test_functions
 from traj2env_assets.families.extend.strength import no_tests
 from traj2env_assets.families.repair.task import pytest_config_path
-from traj2env_assets.harbor.task_spec import (
-    PYTHON_HARNESS_FILES,
-    TaskSpec,
-    VerifierSpec,
-    is_test_path,
-)
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 
 def _is_test_support(path: str) -> bool:
@@ -58,7 +54,7 @@ def hidden_tests(candidate: ExtendCandidate, proposal: ExtendProposal | None) ->
         return hidden, list(candidate.recorded_new_tests)
     # The model's module replaces the session's test modules; the test support the request
     # changed (conftest.py, fixtures, data) stays, the base's test modules stay as they were.
-    hidden = {path: text for path, text in hidden.items() if not is_python_test_file(path)}
+    hidden = {path: text for path, text in hidden.items() if not is_python_test_module(path)}
     path = proposal_test_path(candidate)
     hidden[path] = proposal.test_module
     return hidden, sorted(test_functions(path, proposal.test_module))

@@ -5,47 +5,12 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import tomllib
 from collections.abc import Mapping
 
 from traj2env_assets.checks import CheckCommand
-from traj2env_assets.harbor.task_spec import is_test_path
+from traj2env_assets.conventions import is_check_config_name, is_test_path
 
-# Files whose mere change alters how a check runs or what it counts as a failure.
-CONFIG_FILE_NAMES = frozenset(
-    {
-        "pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "conftest.py",
-        "noxfile.py",
-        ".coveragerc",
-        "mypy.ini",
-        ".mypy.ini",
-        "ruff.toml",
-        ".ruff.toml",
-        ".flake8",
-        "sitecustomize.py",
-        "usercustomize.py",
-        ".npmrc",
-        ".babelrc",
-        "babel.config.js",
-        ".eslintignore",
-        ".prettierrc",
-        "biome.json",
-        "biome.jsonc",
-        ".mocharc.json",
-        ".mocharc.js",
-        ".mocharc.cjs",
-        ".mocharc.yml",
-        ".mocharc.yaml",
-    }
-)
-_CONFIG_PATTERNS = re.compile(
-    r"^(tsconfig(\..*)?\.json|jsconfig\.json|\.eslintrc(\..*)?|eslint\.config\..*|"
-    r"(jest|vitest|vite)\.config\..*|\.pth)$|\.pth$"
-)
 # Sections of pyproject.toml that configure checks (not dependencies or metadata).
 PYPROJECT_CHECK_TABLES = ("pytest", "ruff", "mypy", "coverage", "tox", "pyright", "unittest")
 # Keys of package.json that change how npm scripts and test runners behave.
@@ -95,7 +60,7 @@ def config_changes(
         elif name == "package.json":
             if _package_json_check_keys(before.get(path)) != _package_json_check_keys(after.get(path)):
                 offending.append(path)
-        elif name in CONFIG_FILE_NAMES or _CONFIG_PATTERNS.search(name):
+        elif is_check_config_name(name):
             offending.append(path)
     return offending
 

@@ -43,6 +43,7 @@ import shlex
 from pathlib import Path, PurePosixPath
 from typing import cast
 
+from traj2env_assets.conventions import JS_RUNNER_DEFAULT_TEST_FILE, is_test_path
 from traj2env_assets.dependencies import (
     DependenciesNotInstallable,
     EnvironmentPlan,
@@ -51,7 +52,7 @@ from traj2env_assets.dependencies import (
 from traj2env_assets.families.repair.candidates import RepairCandidate, lint_tool
 from traj2env_assets.families.repair.instruction import repair_instruction
 from traj2env_assets.harbor.python_dependencies import trajectory_time
-from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec, is_test_path
+from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")
 _JEST_SCRIPT = re.compile(r"^\s*(npx\s+)?jest(\s+[^|;&<>]*)?\s*$")
@@ -140,7 +141,6 @@ _VITEST_VALUE_OPTIONS = frozenset(
         "--maxConcurrency",
     }
 )
-_JS_TEST_FILE = re.compile(r"(^|/)(test|tests|__tests__)/.*\.[cm]?js$|\.test\.[cm]?js$|-test\.[cm]?js$|_test\.[cm]?js$")
 # The package providing each Python check's tool in the image (the verifier runs unittest
 # cases with pytest).
 _PYTHON_TOOL_PACKAGE = {"pytest": "pytest", "unittest": "pytest", "ruff": "ruff", "mypy": "mypy"}
@@ -188,7 +188,7 @@ def _node_test_file(name: str, files: dict[str, str], run: list[str] | None = No
     matches = [
         path
         for path, text in sorted(files.items())
-        if (path in run if run is not None else _JS_TEST_FILE.search(path))
+        if (path in run if run is not None else JS_RUNNER_DEFAULT_TEST_FILE.search(path))
         and all(declares(text, part) for part in parts)
     ]
     return matches[0] if len(matches) == 1 else None
@@ -324,7 +324,9 @@ def _node_test_files(candidate: RepairCandidate) -> list[str]:
         return _within_check_dir(candidate, explicit)
     prefix = f"{candidate.cwd}/" if candidate.cwd else ""
     return sorted(
-        path for path in files if path.startswith(prefix) and "node_modules/" not in path and _JS_TEST_FILE.search(path)
+        path
+        for path in files
+        if path.startswith(prefix) and "node_modules/" not in path and JS_RUNNER_DEFAULT_TEST_FILE.search(path)
     )
 
 

@@ -20,7 +20,9 @@ const EXCERPT_CHARS = 200;
 // they give the code under test the runner's hooks (after(), mock.method(assert, ...),
 // run(), vitest's getCurrentTest() and onTestFinished()).
 const RUNNER_MODULE = /^(?:(?:node:)?test|(?:vitest|@vitest\/[^/]+)(?:\/.*)?)$/;
-const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|spec)\/|(?:^|[./_-])(?:test|spec)(?:[._-][^/]*)?\.[cm]?[jt]sx?$/;
+// Test files are the verifier's test paths (traj2env_assets.conventions.is_test_path), which it
+// restores from the pristine project; test_conventions.py holds the two to the same answers.
+const TEST_FILE = /(?:^|\/)(?:tests?|__tests__|spec)\/|(?:^|\/)(?:[^/]*[._-]test|[^/]*\.spec|test-[^/]*|test)\.[cm]?[jt]sx?$/;
 // valueOf() { return 42; }, valueOf: () => true, valueOf(): number { return 1 } (TypeScript).
 const CONSTANT = String.raw`(?:true|false|-?\d[\d_.eE]*n?)`;
 const RETURN_CONSTANT = String.raw`\{\s*return\s+${CONSTANT}\s*;?\s*\}`;

@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from traj2env_assets.conventions import file_sha256
 from traj2env_assets.families.contract import CandidateRejected
 from traj2env_assets.families.qa.pinning import pin_input
 from traj2env_assets.families.qa.proposal import QaInput
-from traj2env_assets.sources import file_sha256
 from traj2env_assets_tests.families.qa.fake_hub import FakeHub, parquet_bytes
 
 REPO = "acme/weather"
