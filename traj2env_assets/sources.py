@@ -23,6 +23,7 @@ from filelock import FileLock
 from pydantic import BaseModel, Field
 
 from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.conventions import file_sha256
 from traj2env_assets.formats.claude_code import flat_subagent_parent, subagent_meta_log
 from traj2env_assets.formats.detect import UndetectableFormat, detect_head, read_head, session_id_in_head
 from traj2env_assets.layout import Workspace
@@ -83,14 +84,6 @@ def safe_key(text: str) -> str:
     if len(key) > MAX_KEY_LENGTH:
         key = f"{key[: MAX_KEY_LENGTH - 9]}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     return key or "trajectory"
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _is_subagent_log(path: Path) -> bool:

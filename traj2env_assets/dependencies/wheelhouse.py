@@ -26,19 +26,14 @@ import uv
 from filelock import FileLock
 from pydantic import BaseModel, ConfigDict
 
+from traj2env_assets.conventions import (
+    IMAGE_PYTHON_VERSION,
+    IMAGE_UV_PLATFORM,
+    IMAGE_WHEEL_PLATFORM_TAGS,
+    file_sha256,
+)
 from traj2env_assets.layout import WheelhouseLayout
 
-IMAGE_PYTHON_VERSION = "3.13"
-UV_PLATFORM = "x86_64-manylinux_2_28"
-# pip takes the tags one by one; a manylinux_2_28 system also runs every older manylinux.
-PIP_PLATFORMS = (
-    "manylinux_2_28_x86_64",
-    "manylinux_2_17_x86_64",
-    "manylinux2014_x86_64",
-    "manylinux_2_5_x86_64",
-    "manylinux1_x86_64",
-    "linux_x86_64",
-)
 RESOLVE_TIMEOUT_S = 300
 _ERROR_TAIL_CHARS = 1500
 
@@ -75,7 +70,7 @@ def resolution_key(requirements: list[str], pinned_at: str | None) -> str:
             "requirements": sorted(requirements),
             "pinned_at": pinned_at,
             "python": IMAGE_PYTHON_VERSION,
-            "platform": UV_PLATFORM,
+            "platform": IMAGE_UV_PLATFORM,
         },
         sort_keys=True,
     )
@@ -106,7 +101,7 @@ def _compile(requirements: list[str], pinned_at: str | None) -> list[str]:
         "--python-version",
         IMAGE_PYTHON_VERSION,
         "--python-platform",
-        UV_PLATFORM,
+        IMAGE_UV_PLATFORM,
         "--only-binary",
         ":all:",
         "--no-config",
@@ -136,17 +131,9 @@ def download_wheels(pins: list[str], target: Path) -> None:
         "--dest",
         str(target),
     ]
-    for platform in PIP_PLATFORMS:
+    for platform in IMAGE_WHEEL_PLATFORM_TAGS:
         argv += ["--platform", platform]
     _run([*argv, *pins], "pip download")
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _cached(lock_path: Path, root: Path) -> Wheelhouse | None:
@@ -181,7 +168,7 @@ def build_wheelhouse(requirements: list[str], pinned_at: str | None, root: Path)
                 target = layout.wheel_file(path.name)
                 if not target.is_file():
                     os.replace(path, target)
-                wheels.append(WheelFile(name=path.name, sha256=_sha256(target)))
+                wheels.append(WheelFile(name=path.name, sha256=file_sha256(target)))
             leftovers = [p.name for p in Path(scratch).iterdir() if p.suffix != ".whl"]
         if leftovers:
             raise DependencyResolutionError(f"pip downloaded files that are not wheels: {', '.join(leftovers)}")

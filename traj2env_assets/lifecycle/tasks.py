@@ -7,9 +7,9 @@ image, calibration and the trial matrix run exactly what would be published.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import PurePath
 
+from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, TaskSource
 from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
@@ -125,7 +125,7 @@ def digest_of(*parts: object) -> str:
             return [plain(v) for v in value]
         return value
 
-    return hashlib.sha256(json.dumps([plain(p) for p in parts], sort_keys=True).encode()).hexdigest()
+    return sorted_json_sha256([plain(p) for p in parts])
 
 
 def spec_key(spec: TaskSpec) -> str:

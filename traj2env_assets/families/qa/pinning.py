@@ -23,10 +23,10 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from traj2env_assets.atomic_files import atomic_write_json
+from traj2env_assets.conventions import file_sha256
 from traj2env_assets.families.contract import CandidateRejected
 from traj2env_assets.families.qa.proposal import QaInput
 from traj2env_assets.layout import QaCacheLayout
-from traj2env_assets.sources import file_sha256
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi

@@ -21,12 +21,12 @@ from filelock import FileLock
 from pydantic import BaseModel, ConfigDict
 
 from traj2env_assets.atomic_files import atomic_write_json
-from traj2env_assets.dependencies.wheelhouse import IMAGE_PYTHON_VERSION
+from traj2env_assets.conventions import IMAGE_PYTHON_VERSION, file_sha256, wheel_platform_tag
 from traj2env_assets.layout import QaCacheLayout
-from traj2env_assets.sources import file_sha256
 
 ANALYSIS_PACKAGES = ("pandas==3.1.1", "pyarrow==26.0.1")
-PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
+# In this order: the wheels' cache folder is keyed by it.
+PLATFORMS = (wheel_platform_tag("manylinux2014"), wheel_platform_tag("manylinux_2_28"))
 DOWNLOAD_TIMEOUT_S = 600
 MANIFEST = "wheels.json"
 
