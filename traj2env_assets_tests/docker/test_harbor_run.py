@@ -30,8 +30,9 @@ from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
 pytestmark = pytest.mark.docker
 
 
-def _harbor_leftovers(client: docker.DockerClient, task_ids: list[str]) -> list[str]:
-    """Compose containers, networks and volumes of these tasks' trials that still exist."""
+def _harbor_leftovers(client: docker.DockerClient, prefixes: list[str]) -> list[str]:
+    """Compose containers, networks and volumes that still exist of the trials whose names
+    start with one of ``prefixes`` (a task's name, or one trial's own name)."""
     compose = {"label": "com.docker.compose.project"}
     objects = [
         *(c.attrs["Labels"] for c in client.containers.list(all=True, sparse=True, filters=compose)),
@@ -39,7 +40,7 @@ def _harbor_leftovers(client: docker.DockerClient, task_ids: list[str]) -> list[
         *(v.attrs["Labels"] for v in client.volumes.list(filters=compose)),
     ]
     projects = [labels["com.docker.compose.project"] for labels in objects]
-    return [p for p in projects if any(p.startswith(f"{task_id}__") for task_id in task_ids)]
+    return [p for p in projects if any(p.startswith(f"{prefix}__") for prefix in prefixes)]
 
 
 _PROBE = """ls /sys/class/net
@@ -105,4 +106,6 @@ def test_oracle_scores_one_and_nop_zero_without_network(
     planted = sorted((tmp_path / "jobs" / "oracle").glob("*/agent/suid-true"))
     assert len(planted) == 4 and not any(path.stat().st_mode & 0o6000 for path in planted)
     assert not list((tmp_path / "jobs" / "oracle").glob("*/agent/host-etc"))
-    assert _harbor_leftovers(engine.client, ["calc-fix", "slug-fix", "numstats-extend-2", "calc-build"]) == []
+    # This run's trials only: another test's Harbor trial of the same task may be running.
+    trial_names = [result["trial_name"].lower() for agent in results.values() for result in agent.values()]
+    assert len(trial_names) == 8 and _harbor_leftovers(engine.client, trial_names) == []
