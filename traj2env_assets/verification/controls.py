@@ -30,6 +30,11 @@ container. The reference must score full reward; every other control must score 
   its caller compares it with from the caller's source line (``traceback.extract_stack``,
   ``ast.literal_eval``) and returns it, else does what it did before: the visible tests pass
   in the test process without any work (the behaviour gate's worker has no caller to read);
+- ``test_named_forgery`` (Node): beside every solution module, a file named like a test
+  but outside the verifier's test paths (``<module>_spec.cjs``), which imports ``node:test``
+  and swaps its ``test`` for one that swallows failures; the module loads it (a test file
+  may import the runner, a solution file may not, so the two must agree on what a test
+  file is);
 - ``degenerate_stub`` (Python): every function raises ``ValueError`` on an empty first
   argument and returns the first argument's first item (or the argument) otherwise, the
   stub that earns partial credit where tests reward nothing.
@@ -39,7 +44,8 @@ is a file of ``control_payloads/``, named after its control; ``append_to_solutio
 is the shell function the controls that append to solution code share.
 
 None of the tamper controls applies the fix, so any reward above 0 means the verifier
-was fooled. The Python-only controls are left out of a Node task's matrix.
+was fooled. The Python-only controls are left out of a Node task's matrix, the Node-only ones out of
+a Python task's.
 
 A lint or type check task (ruff, mypy, tsc, eslint) has no tests, so no assertion controls:
 its matrix (``LINT_CONTROLS``) is the reference, ``noop``, ``forge_reward`` and
@@ -67,10 +73,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.harbor.task_spec import NODE_TEST_RUNNERS, TestRunner
 from traj2env_assets.harbor.writer import task_runner
 from traj2env_assets.layout import TaskLayout
 
 SOLUTION_DIR = "/solution"
+PYTHON_RUNNERS: frozenset[TestRunner] = frozenset({"pytest"})
 _FORGE_DIR = "/tmp/traj2env-forge"
 _PAYLOADS = resources.files("traj2env_assets.verification") / "control_payloads"
 
@@ -118,17 +126,25 @@ class Control(ABC):
 class ScriptControl(Control):
     """A tamper control that is one bash script (its helpers in ``files``)."""
 
-    def __init__(self, name: str, script: str, files: dict[str, str] | None = None, *, python_only: bool = False):
+    def __init__(
+        self,
+        name: str,
+        script: str,
+        files: dict[str, str] | None = None,
+        *,
+        runners: frozenset[TestRunner] | None = None,
+    ):
+        """``runners``: the test runners whose tasks it applies to (default: every one)."""
         self.name = name
         self._script = script
         self._files = {path: text.encode() for path, text in (files or {}).items()}
-        self._python_only = python_only
+        self._runners = runners
 
     def action(self, task_dir: Path) -> AgentAction:
         return AgentAction(files=self._files, script=self._script)
 
     def applies_to(self, task_dir: Path) -> bool:
-        return not self._python_only or task_runner(task_dir) == "pytest"
+        return self._runners is None or task_runner(task_dir) in self._runners
 
 
 class ReferenceControl(Control):
@@ -183,7 +199,9 @@ class EditTestsControl(Control):
         return AgentAction(script=_payload("tests_edit.sh"))
 
 
-def _solution_code_control(name: str, python: str, node: str | None = None, *, python_only: bool = False) -> Control:
+def _solution_code_control(
+    name: str, python: str, node: str | None = None, *, runners: frozenset[TestRunner] | None = None
+) -> Control:
     """A control that appends a forgery to every non-test source file of the project."""
     files = {f"{_FORGE_DIR}/forge.py": python}
     # append_to_solution_code.sh defines the shell function the lines below call.
@@ -191,7 +209,7 @@ def _solution_code_control(name: str, python: str, node: str | None = None, *, p
     if node is not None:
         files[f"{_FORGE_DIR}/forge.js"] = node
         script += f"append_to_solution_code {_FORGE_DIR}/forge.js js mjs cjs\n"
-    return ScriptControl(name, script, files, python_only=python_only)
+    return ScriptControl(name, script, files, runners=runners)
 
 
 def _diagnosed_paths(task_dir: Path) -> list[str]:
@@ -264,13 +282,19 @@ DEFAULT_CONTROLS: tuple[Control, ...] = (
         "stdlib_shadow",
         _payload("stdlib_shadow.sh"),
         {f"{_FORGE_DIR}/shadow.py": _payload("stdlib_shadow.py")},
-        python_only=True,
+        runners=PYTHON_RUNNERS,
     ),
-    _solution_code_control("always_equal", _appended_python("always_equal.py"), python_only=True),
-    _solution_code_control("expected_from_caller", _appended_python("expected_from_caller.py"), python_only=True),
-    _solution_code_control("degenerate_stub", _appended_python("degenerate_stub.py"), python_only=True),
+    _solution_code_control("always_equal", _appended_python("always_equal.py"), runners=PYTHON_RUNNERS),
+    _solution_code_control("expected_from_caller", _appended_python("expected_from_caller.py"), runners=PYTHON_RUNNERS),
+    _solution_code_control("degenerate_stub", _appended_python("degenerate_stub.py"), runners=PYTHON_RUNNERS),
     # Solution code that installs an import hook: every import after it (the test modules',
     # pytest's own at report time) runs solution code, which forges passing reports. The
     # runner must see builtins.__import__ replaced by code that is not installed in the image.
-    _solution_code_control("import_hook", _appended_python("import_hook.py"), python_only=True),
+    _solution_code_control("import_hook", _appended_python("import_hook.py"), runners=PYTHON_RUNNERS),
+    ScriptControl(
+        "test_named_forgery",
+        _payload("test_named_forgery.sh"),
+        {f"{_FORGE_DIR}/forge_spec.cjs": _payload("test_named_forgery.cjs")},
+        runners=NODE_TEST_RUNNERS,
+    ),
 )

@@ -106,6 +106,12 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     assert verdicts["report_forgery"]["tracked"][tracked] == "failed"
     assert verdicts["tests_edit_keep_names"]["tracked"][tracked] == "failed"
     assert "exit_handler" in {finding["rule"] for finding in verdicts["results_rewrite"]["tamper_findings"]}
+    # A solution file named like a test, but not one the verifier restores, may not import
+    # the runner: the static check names it (and node:test is frozen besides).
+    assert ("src/slug_spec.cjs", "test_framework_internals") in {
+        (finding["file"], finding["rule"]) for finding in verdicts["test_named_forgery"]["tamper_findings"]
+    }
+    assert verdicts["test_named_forgery"]["tracked"][tracked] == "failed"
     assert verdicts["reference"]["tamper_findings"] == []
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import string
+import subprocess
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -59,7 +60,7 @@ def _literal_parts(payload: Traversable) -> list[str]:
 
 
 def test_there_are_payloads() -> None:
-    assert {Path(entry.name).suffix for entry in PAYLOADS} == {".py", ".js", ".sh"}
+    assert {Path(entry.name).suffix for entry in PAYLOADS} == {".py", ".js", ".cjs", ".sh"}
 
 
 @pytest.mark.parametrize("payload", PAYLOADS, ids=lambda entry: entry.name)
@@ -77,3 +78,15 @@ def test_every_python_payload_compiles(payload: Traversable) -> None:
     source = payload.read_text(encoding="utf-8")
     ast.parse(source, payload.name, feature_version=(3, 11))
     compile(source, payload.name, "exec")
+
+
+@pytest.mark.parametrize(
+    "payload", [entry for entry in PAYLOADS if entry.name.endswith((".js", ".cjs"))], ids=lambda entry: entry.name
+)
+def test_every_javascript_payload_parses(payload: Traversable, tmp_path: Path) -> None:
+    """``node --check`` (the host's Node, as the tamper-check tests use): a payload with a
+    syntax error would make its control score 0 for the wrong reason."""
+    script = tmp_path / payload.name
+    script.write_bytes(payload.read_bytes())
+    checked = subprocess.run(["node", "--check", str(script)], capture_output=True, text=True, check=False)
+    assert checked.returncode == 0, checked.stderr
