@@ -23,6 +23,7 @@ FLAG_NOTES = {
     "always_solved": "every model solved it in every attempt: too easy to tell models apart",
 }
 EXCERPT_CHARS = 600
+TIMING_SUFFIX = "_seconds"
 LICENCE_NOTE = (
     "Derived from a recorded agent session. The session, and the project files it shows, keep "
     "their authors' licence: check it before redistributing this task."
@@ -95,9 +96,12 @@ def _changes(task_dir: Path, effort: SessionEffort | None) -> list[str]:
 
 
 def _figures(facts: dict) -> list[str]:
-    if not facts:
+    # A timing (``calibration_seconds``) measures the run, not the task: on the card, two
+    # runs of the same work would publish different bytes. The report keeps it.
+    shown = {name: value for name, value in facts.items() if not name.endswith(TIMING_SUFFIX)}
+    if not shown:
         return ["- no figures recorded"]
-    return [f"- {name}: {_short(value)}" for name, value in sorted(facts.items())]
+    return [f"- {name}: {_short(value)}" for name, value in sorted(shown.items())]
 
 
 def _matrix(status: CandidateStatus) -> list[str]:

@@ -48,7 +48,9 @@ def _status(task_id: str) -> CandidateStatus:
         partition_key="claude-code-abc",
         task_id=task_id,
         reward_kind="binary",
-        calibration=CalibrationRecord(key="k", passed=True, facts={"failing_tests": 1, "mutants_killed": "3/4"}),
+        calibration=CalibrationRecord(
+            key="k", passed=True, facts={"failing_tests": 1, "mutants_killed": "3/4", "calibration_seconds": 12.3}
+        ),
         trials=TrialsRecord(key="k", passed=True, rewards={"reference": 1.0, "noop": 0.0}, file="trials.json"),
     )
 
@@ -63,6 +65,8 @@ def test_the_card_shows_request_change_figures_matrix_and_provenance(tmp_path: P
     assert "- reference files: `calc.py`" in card
     assert "- 1 files, 2 lines changed" in card and "3 commands (2 failed), 1 edits, 1.5 minutes" in card
     assert "- failing_tests: 1" in card and "- mutants_killed: 3/4" in card
+    # A timing measures the run, not the task: two runs of the same work publish one card.
+    assert "calibration_seconds" not in card
     assert "| `noop` | 0.0 |" in card and "| `reference` | 1.0 |" in card
     assert "- session: `sample-python-session`" in card and LICENCE_NOTE in card
 
