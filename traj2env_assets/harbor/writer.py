@@ -53,7 +53,10 @@ from traj2env_assets.harbor.task_toml import (
 from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.effort import difficulty
 
-_HARNESS_FILES: dict[TestRunner, tuple[str, ...]] = {
+# The verifier's own scripts of each runner (from verification/verifier_files/), copied into
+# the task's tests/traj2env/; not the project's harness files (conventions.*_HARNESS_FILES),
+# which it restores. The first name also tells a written task's runner.
+_VERIFIER_SCRIPTS: dict[TestRunner, tuple[str, ...]] = {
     "pytest": ("run_pytest.py", "verdict.py", "tamper_check.py"),
     "node": ("node_reporter.mjs", "node_guard.mjs", "verdict.mjs", "tamper_check.mjs"),
     "jest": ("jest_reporter.cjs", "verdict.mjs", "tamper_check.mjs"),
@@ -181,7 +184,7 @@ def _write_tests(layout: TaskLayout, spec: TaskSpec) -> None:
     if spec.tests.runner == "pytest":
         _write(layout.harness_file("pytest.ini"), "[pytest]\n")
         _write(layout.gate_ids_path, scripts.gate_ids_file(spec))
-    for name in _HARNESS_FILES[spec.tests.runner]:
+    for name in _VERIFIER_SCRIPTS[spec.tests.runner]:
         _write(harness / name, (source / name).read_bytes())
     for relative, content in spec.tests.test_files.items():
         _write(layout.restore_dir / relative, content)
@@ -206,7 +209,7 @@ def _place(build_file: BuildFile, environment: Path) -> None:
 
 def task_runner(task_dir: Path) -> TestRunner | None:
     """The test runner a written task's verifier uses, read off its harness files."""
-    for runner, names in _HARNESS_FILES.items():
+    for runner, names in _VERIFIER_SCRIPTS.items():
         if TaskLayout(task_dir).harness_file(names[0]).is_file():
             return runner
     return None
