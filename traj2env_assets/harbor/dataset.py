@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
+from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from traj2env_assets.atomic_files import atomic_write_json
@@ -40,6 +41,7 @@ from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_
 
 MANIFEST_FILE = "dataset.json"
 SPLITS_FILE = "splits.json"
+LOCK_FILE = ".dataset.lock"
 TEST_FRACTION = 0.15
 SPLIT_SEED = 15
 MANIFEST_VERSION = "1"
@@ -244,6 +246,13 @@ def read_manifest(destination: Path) -> DatasetManifest:
     return DatasetManifest.model_validate_json((destination / MANIFEST_FILE).read_text(encoding="utf-8"))
 
 
+def dataset_lock(destination: Path) -> FileLock:
+    """Held by every read-modify-write of the manifest (a run's dataset asset, ``traj2env
+    review``, ``traj2env rollout``), so none of them writes over what another just added. One
+    instance per path in a process: a holder may call :func:`write_dataset`, which takes it too."""
+    return FileLock(str(destination / LOCK_FILE), is_singleton=True)
+
+
 def write_dataset(
     destination: Path,
     *,
@@ -253,9 +262,14 @@ def write_dataset(
     fraction: float = TEST_FRACTION,
 ) -> DatasetManifest:
     """Scan ``destination`` for task directories; write ``splits.json`` and ``dataset.json``."""
+    destination.mkdir(parents=True, exist_ok=True)
+    with dataset_lock(destination):
+        return _write_dataset(destination, name=name, org=org, seed=seed, fraction=fraction)
+
+
+def _write_dataset(destination: Path, *, name: str, org: str, seed: int, fraction: float) -> DatasetManifest:
     found: list[tuple[str, TaskToml, str]] = []
     skipped: list[SkippedTaskDir] = []
-    destination.mkdir(parents=True, exist_ok=True)
     task_dirs = sorted(p for p in destination.iterdir() if p.is_dir() and not p.name.startswith("."))
     for task_dir in task_dirs:
         try:

@@ -20,6 +20,7 @@ from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
     Decision,
     TaskReview,
+    dataset_lock,
     read_manifest,
     read_task_toml,
     write_dataset,
@@ -65,23 +66,24 @@ def review_rows(dataset: Path) -> list[ReviewRow]:
 
 def record_review(dataset: Path, task_id: str, decision: Decision, note: str = "", reviewer: str = "") -> TaskReview:
     """Set the task's evaluation label from ``decision`` and add the review to the manifest."""
-    manifest = read_manifest(dataset)
-    if task_id not in {task.task_id for task in manifest.tasks}:
-        raise UnknownTaskError(f"{dataset} has no task {task_id!r} (see `traj2env review {dataset}`)")
-    toml = read_task_toml(dataset / task_id)
-    toml.metadata.repo2env.evaluation.label = LABELS[decision]
-    atomic_write_text(TaskLayout(dataset / task_id).config_path, toml.to_toml())
-    review = TaskReview(
-        task_id=task_id,
-        decision=decision,
-        note=note,
-        reviewer=reviewer,
-        at=datetime.now(UTC).isoformat(timespec="seconds"),
-    )
-    # The task's content hash changed with its label: rebuild the manifest, then add the review.
-    rebuilt = write_dataset(
-        dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction
-    )
-    atomic_write_json(dataset / MANIFEST_FILE, rebuilt.model_copy(update={"reviews": [*rebuilt.reviews, review]}))
-    refresh_dataset_quality(dataset)
+    with dataset_lock(dataset):
+        manifest = read_manifest(dataset)
+        if task_id not in {task.task_id for task in manifest.tasks}:
+            raise UnknownTaskError(f"{dataset} has no task {task_id!r} (see `traj2env review {dataset}`)")
+        toml = read_task_toml(dataset / task_id)
+        toml.metadata.repo2env.evaluation.label = LABELS[decision]
+        atomic_write_text(TaskLayout(dataset / task_id).config_path, toml.to_toml())
+        review = TaskReview(
+            task_id=task_id,
+            decision=decision,
+            note=note,
+            reviewer=reviewer,
+            at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        # The task's content hash changed with its label: rebuild the manifest, then add the review.
+        rebuilt = write_dataset(
+            dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction
+        )
+        atomic_write_json(dataset / MANIFEST_FILE, rebuilt.model_copy(update={"reviews": [*rebuilt.reviews, review]}))
+        refresh_dataset_quality(dataset)
     return review

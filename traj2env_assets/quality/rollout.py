@@ -34,6 +34,7 @@ from traj2env_assets.harbor.dataset import (
     RolloutFlag,
     RolloutRun,
     TaskRollouts,
+    dataset_lock,
     read_manifest,
     write_dataset,
 )
@@ -184,18 +185,19 @@ def _stop(process: subprocess.Popen[str]) -> None:
 def record_rollouts(dataset: Path, counts: list[TrialCount], at: datetime) -> list[TaskRollouts]:
     """Add one run's counts to the manifest and rewrite the cards of the tasks it ran;
     returns the manifest's rollouts."""
-    manifest = read_manifest(dataset)
-    merged = merge_rollouts(manifest.rollouts, counts, at.astimezone(UTC).isoformat(timespec="seconds"))
-    ran = {count.task_id for count in counts}
-    for task in merged:
-        card = TaskLayout(dataset / task.task_id).card_path
-        if task.task_id in ran and card.parent.is_dir():
-            text = card.read_text(encoding="utf-8") if card.is_file() else f"# {task.task_id}\n"
-            atomic_write_text(card, with_rollouts(text, task))
-    # The cards are part of the tasks' content hashes: rebuild the manifest, then add the rollouts.
-    rebuilt = write_dataset(
-        dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction
-    )
-    atomic_write_json(dataset / MANIFEST_FILE, rebuilt.model_copy(update={"rollouts": merged}))
-    refresh_dataset_quality(dataset)
+    with dataset_lock(dataset):
+        manifest = read_manifest(dataset)
+        merged = merge_rollouts(manifest.rollouts, counts, at.astimezone(UTC).isoformat(timespec="seconds"))
+        ran = {count.task_id for count in counts}
+        for task in merged:
+            card = TaskLayout(dataset / task.task_id).card_path
+            if task.task_id in ran and card.parent.is_dir():
+                text = card.read_text(encoding="utf-8") if card.is_file() else f"# {task.task_id}\n"
+                atomic_write_text(card, with_rollouts(text, task))
+        # The cards are part of the tasks' content hashes: rebuild the manifest, then add the rollouts.
+        rebuilt = write_dataset(
+            dataset, name=manifest.name, org=manifest.org, seed=manifest.seed, fraction=manifest.test_fraction
+        )
+        atomic_write_json(dataset / MANIFEST_FILE, rebuilt.model_copy(update={"rollouts": merged}))
+        refresh_dataset_quality(dataset)
     return merged

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -13,7 +15,7 @@ from harbor.models.task.config import TaskConfig
 
 from traj2env_assets.cli import main
 from traj2env_assets.funnel import FUNNEL_CSV
-from traj2env_assets.harbor.dataset import read_manifest, write_dataset
+from traj2env_assets.harbor.dataset import DatasetManifest, read_manifest, write_dataset
 from traj2env_assets.harbor.validation import harbor_problems
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import CARD_FILE
@@ -23,6 +25,7 @@ from traj2env_assets.lifecycle.status import (
     TrialsRecord,
 )
 from traj2env_assets.publish import publish_task
+from traj2env_assets.quality import review as review_module
 from traj2env_assets.quality.card import LICENCE_NOTE, render_card
 from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.quality.review import UnknownTaskError, record_review, review_rows
@@ -137,6 +140,31 @@ def test_accept_labels_the_task_verified_and_the_manifest_keeps_every_decision(d
 
     with pytest.raises(UnknownTaskError):
         record_review(dataset, "no-such-task", "accept")
+
+
+def test_a_review_and_a_rollout_at_once_keep_both_changes(dataset: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two writers of the manifest at once (``review`` and ``rollout``, or a run's dataset
+    asset): the review pauses after rebuilding the manifest, where the rollout would write
+    its counts in between and the review's final write would drop them without the lock."""
+    rebuilt, rollout_done = threading.Event(), threading.Event()
+
+    def pausing_write_dataset(*args: Any, **kwargs: Any) -> DatasetManifest:
+        manifest = write_dataset(*args, **kwargs)
+        rebuilt.set()
+        rollout_done.wait(timeout=2)  # Under the lock the rollout cannot get in: it waits.
+        return manifest
+
+    monkeypatch.setattr(review_module, "write_dataset", pausing_write_dataset)
+    review = threading.Thread(target=record_review, args=(dataset, "calc-fix", "accept"))
+    review.start()
+    assert rebuilt.wait(timeout=30)
+    counts = [TrialCount(task_id="slug-fix", agent="terminus-2", model="openai/a", attempts=1, solved=1)]
+    record_rollouts(dataset, counts, datetime(2026, 1, 2, tzinfo=UTC))
+    rollout_done.set()
+    review.join(timeout=30)
+    manifest = read_manifest(dataset)
+    assert [r.task_id for r in manifest.reviews] == ["calc-fix"]
+    assert [t.task_id for t in manifest.rollouts] == ["slug-fix"]
 
 
 def test_review_command_lists_and_records(dataset: Path, capsys: pytest.CaptureFixture[str]) -> None:
