@@ -170,12 +170,14 @@ def _sized(piece: Piece, output: bytes, end: int, size: int) -> int | None:
 def _json_end(output: bytes, start: int, end: int) -> int | None:
     try:
         text = output[start:end].decode()
-        _, stop = _DECODER.raw_decode(text)
+        value, stop = _DECODER.raw_decode(text)
     except (UnicodeDecodeError, ValueError):
         return None
     boundary = start + len(text[:stop].encode())
     if boundary < end and output[boundary : boundary + 1].isspace():
         return None  # trailing whitespace could be this file's or the next one's
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return None  # a number does not end itself: "1" then "0" (or then an empty file) reads as 10
     return boundary
 
 
