@@ -24,14 +24,17 @@ split); a source assigned once keeps its split on every rerun, so a task never m
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
+import os
 import random
+import threading
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
-from filelock import FileLock
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from traj2env_assets.atomic_files import atomic_write_json
@@ -41,7 +44,6 @@ from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_
 
 MANIFEST_FILE = "dataset.json"
 SPLITS_FILE = "splits.json"
-LOCK_FILE = ".dataset.lock"
 TEST_FRACTION = 0.15
 SPLIT_SEED = 15
 MANIFEST_VERSION = "1"
@@ -246,11 +248,37 @@ def read_manifest(destination: Path) -> DatasetManifest:
     return DatasetManifest.model_validate_json((destination / MANIFEST_FILE).read_text(encoding="utf-8"))
 
 
-def dataset_lock(destination: Path) -> FileLock:
+# Each thread's depth of dataset_lock per folder: a holder may call write_dataset, which
+# takes it too (review, rollout), and another thread must still wait for it.
+_held = threading.local()
+
+
+@contextmanager
+def dataset_lock(destination: Path) -> Iterator[None]:
     """Held by every read-modify-write of the manifest (a run's dataset asset, ``traj2env
-    review``, ``traj2env rollout``), so none of them writes over what another just added. One
-    instance per path in a process: a holder may call :func:`write_dataset`, which takes it too."""
-    return FileLock(str(destination / LOCK_FILE), is_singleton=True)
+    review``, ``traj2env rollout``), so none of them writes over what another just added.
+
+    An ``flock`` of the destination folder itself, not filelock's lock file: the folder is
+    the published dataset, and a file left in it would be shipped with the tasks."""
+    key = str(destination.resolve())
+    depth: dict[str, int] = _held.__dict__.setdefault("depth", {})
+    if depth.get(key):
+        depth[key] += 1
+        try:
+            yield
+        finally:
+            depth[key] -= 1
+        return
+    folder = os.open(destination, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        depth[key] = 1
+        try:
+            yield
+        finally:
+            depth[key] = 0
+    finally:
+        os.close(folder)  # Closing the descriptor releases the lock.
 
 
 def write_dataset(
