@@ -125,6 +125,7 @@ def test_claude_code_tools_map_with_extras(tmp_path: Path) -> None:
     result = convert_source(path)
     assert result.record.status == "converted", result.record.detail
     trajectory = result.trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
     assert [calls[i].function_name for i in ("t1", "t2", "t3", "t4", "t5")] == [
         "Write",
@@ -177,6 +178,7 @@ def test_claude_code_subagents_are_nested(tmp_path: Path) -> None:
         ],
     )
     trajectory = convert_source(main).trajectory
+    assert trajectory is not None and trajectory.subagent_trajectories is not None
     assert [sub.trajectory_id for sub in trajectory.subagent_trajectories] == ["agent-abc"]
     _, results = _calls_and_results(trajectory)
     assert results["task1"].subagent_trajectory_ref[0].trajectory_id == "agent-abc"
@@ -299,6 +301,7 @@ def test_codex_tool_shapes_and_exit_codes(tmp_path: Path) -> None:
         ),
     ]
     trajectory = convert_source(write_jsonl(tmp_path / "rollout.jsonl", lines)).trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
     assert calls["c1"].extra["cwd"] == "/home/dev/calc/sub"
     assert calls["c2"].extra["cwd"] == "/home/dev/calc"
@@ -409,6 +412,7 @@ def test_pi_current_format_follows_active_branch(tmp_path: Path) -> None:
         ),
     ]
     trajectory = convert_source(write_jsonl(tmp_path / "pi.jsonl", lines)).trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
     assert set(calls) == {"p1", "p2"}
     assert results["p1"].extra == {"is_error": True, "exit_code": 1}
