@@ -52,7 +52,8 @@ class PlantedFamily(ToyFamily):
     candidate_model = PlantedCandidate
     proposal_schema = None
 
-    # Planted candidates ride on the toy family's calibration, which never reads the candidate.
+    # mine and task_spec take planted candidates where the toy family takes its own (the
+    # ignores below): the toy calibration and controls they ride on never read the candidate.
     def mine(self, source: MiningInput) -> list[MinedCandidate[PlantedCandidate]]:  # type: ignore[override]
         return [
             MinedCandidate[PlantedCandidate](
