@@ -77,7 +77,7 @@ SHARED_UNIT_TIMEOUT_S = 3600
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         module = item.nodeid.split("::")[0]
-        if "example_run" in item.fixturenames and module not in EXAMPLE_RUN_MODULES:
+        if "example_run" in getattr(item, "fixturenames", ()) and module not in EXAMPLE_RUN_MODULES:
             raise pytest.UsageError(f"{module} uses example_run: add it to EXAMPLE_RUN_MODULES")
         if module in SHARED_UNITS and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(SHARED_UNIT_TIMEOUT_S))

@@ -23,11 +23,13 @@ SNAPSHOT = Path(__file__).parent / "asset_graph.json"
 def _node(assets_def: dg.AssetsDefinition, key: dg.AssetKey) -> dict[str, object]:
     node = assets_def.node_def
     ops = [{"op": op.name, "pool": op.pool} for op in node.iterate_op_defs()]
+    partitions = assets_def.partitions_def
+    assert partitions is None or isinstance(partitions, dg.DynamicPartitionsDefinition), partitions
     return {
         "deps": sorted(dep.to_user_string() for dep in assets_def.asset_deps[key]),
         "group": assets_def.group_names_by_key[key],
         "kinds": sorted(assets_def.specs_by_key[key].kinds),
-        "partitions": assets_def.partitions_def.name if assets_def.partitions_def else None,
+        "partitions": partitions.name if partitions else None,
         "backfill_policy": str(assets_def.backfill_policy) if assets_def.backfill_policy else None,
         "code_version": assets_def.code_versions_by_key.get(key),
         "graph_backed": isinstance(node, dg.GraphDefinition),

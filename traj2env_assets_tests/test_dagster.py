@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -63,6 +64,7 @@ def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
     workspace = Workspace(root=tmp_path / "ws")
     key = register_sources(workspace, source).new[0]
     instance = dg.DagsterInstance.ephemeral()
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [key])
     result = dg.materialize(
         [trajectory_atif, scan_verdict], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
@@ -93,6 +95,7 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
     assert len(set(expected_steps)) == len(logs)  # each partition's own figure is told apart
     keys = register_sources(workspace, source).new
     instance = dg.DagsterInstance.ephemeral()
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, keys)
     job = build_definitions(_pipeline(tmp_path, source)).resolve_job_def("trajectory_pipeline")
     result = job.execute_in_process(
@@ -100,12 +103,15 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
         tags={"dagster/asset_partition_range_start": keys[0], "dagster/asset_partition_range_end": keys[-1]},
     )
     assert result.success
-    steps = {}
+    steps: dict[str, int] = {}
     for key in keys:
         record = instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("trajectory_atif"), asset_partitions=[key]), limit=1
         ).records[0]
-        steps[key] = record.asset_materialization.metadata["steps"].value
+        assert record.asset_materialization is not None
+        value = record.asset_materialization.metadata["steps"].value
+        assert isinstance(value, int)
+        steps[key] = value
     assert sorted(steps.values()) == expected_steps
     for asset in ("trajectory_atif", "scan_verdict", "replay_record", "repair_candidates"):
         ranged = {key: _data_version(instance, asset, key) for key in keys}
@@ -117,20 +123,23 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
         assert alone == ranged_versions(instance, asset, keys[1], before=1)
 
 
-def _records(instance: dg.DagsterInstance, asset: str, key: str, limit: int) -> list:
+def _records(instance: dg.DagsterInstance, asset: str, key: str, limit: int) -> Sequence[dg.EventLogRecord]:
     return instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=limit
     ).records
 
 
 def _data_version(instance: dg.DagsterInstance, asset: str, key: str) -> str:
-    return _records(instance, asset, key, 1)[0].asset_materialization.tags["dagster/data_version"]
+    materialization = _records(instance, asset, key, 1)[0].asset_materialization
+    assert materialization is not None and materialization.tags is not None
+    return materialization.tags["dagster/data_version"]
 
 
 def ranged_versions(instance: dg.DagsterInstance, asset: str, key: str, before: int) -> str:
     """The data version of the partition's latest materialization ``before`` runs ago."""
     run_ids = list(dict.fromkeys(r.run_id for r in _records(instance, asset, key, 10)))
     record = next(r for r in _records(instance, asset, key, 10) if r.run_id == run_ids[before])
+    assert record.asset_materialization is not None and record.asset_materialization.tags is not None
     return record.asset_materialization.tags["dagster/data_version"]
 
 
@@ -145,15 +154,19 @@ def sensor_setup(tmp_path: Path):
 
 def _tick(instance: dg.DagsterInstance, resources: dict, cursor: str | None) -> dg.SensorResult:
     context = dg.build_sensor_context(instance=instance, cursor=cursor, resources=resources)
-    return trajectory_folder_sensor(context)
+    result = trajectory_folder_sensor(context)
+    assert isinstance(result, dg.SensorResult)
+    return result
 
 
 def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     source, instance, resources = sensor_setup
     real_shapes.claude_edit_variants(source / "one.jsonl")
     first = _tick(instance, resources, None)
+    assert first.run_requests is not None and first.dynamic_partitions_requests is not None
     assert [request.partition_key for request in first.run_requests] == [EDIT_TOOL_VARIANTS_KEY]
     assert first.dynamic_partitions_requests[0].partition_keys == [EDIT_TOOL_VARIANTS_KEY]
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, first.dynamic_partitions_requests[0].partition_keys)
 
     second = _tick(instance, resources, first.cursor)
@@ -163,6 +176,7 @@ def test_sensor_launches_each_file_content_once(sensor_setup) -> None:
     with (source / "one.jsonl").open("a") as handle:
         handle.write("\n")
     third = _tick(instance, resources, second.cursor)
+    assert third.run_requests is not None
     assert [request.partition_key for request in third.run_requests] == [EDIT_TOOL_VARIANTS_KEY]
     assert not third.dynamic_partitions_requests, "a changed file is re-materialized, never a second partition"
     assert third.run_requests[0].run_key != first.run_requests[0].run_key
@@ -172,13 +186,16 @@ def test_sensor_adopts_a_partition_someone_else_added_and_launches_its_changes(s
     source, instance, resources = sensor_setup
     real_shapes.claude_edit_variants(source / "one.jsonl")
     key = EDIT_TOOL_VARIANTS_KEY
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [key])  # as the UI, GraphQL or the CLI does
     first = _tick(instance, resources, None)
     assert not first.run_requests and not first.dynamic_partitions_requests
+    assert first.cursor is not None
     assert key in json.loads(first.cursor)
     with (source / "one.jsonl").open("a") as handle:
         handle.write("\n")
     changed = _tick(instance, resources, first.cursor)
+    assert changed.run_requests is not None
     assert [request.partition_key for request in changed.run_requests] == [key]
 
 
@@ -202,6 +219,7 @@ def test_report_sensor_requests_the_report_job_after_each_successful_pipeline_ru
             dagster_event=dg.DagsterEvent(event_type_value="PIPELINE_SUCCESS", job_name=run.job_name),
         )
         request = report_refresh_sensor(context)
+    assert isinstance(request, dg.RunRequest)
     assert request.run_key == f"report-after-{run.run_id}"
 
 
@@ -211,6 +229,7 @@ def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path
     real_shapes.claude_edit_variants(source / "one.jsonl")
     key = EDIT_TOOL_VARIANTS_KEY
     instance = dg.DagsterInstance.ephemeral()
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [key])
     result = dg.materialize(
         [trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
@@ -239,6 +258,7 @@ def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     with dg.DagsterInstance.local_temp(str(home)) as instance:
+        assert trajectories.name is not None
         instance.add_dynamic_partitions(trajectories.name, [key])
     env = {
         **os.environ,

@@ -78,6 +78,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
     pipeline = PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path))
     (tmp_path / "home").mkdir()
     with dg.instance_for_test(temp_dir=str(tmp_path / "home")) as instance:
+        assert trajectories.name is not None
         instance.add_dynamic_partitions(trajectories.name, ["k"])
         result = dg.materialize(
             [before_stage, stage],

@@ -14,12 +14,13 @@ from traj2env_assets.funnel import (
     skip_reasons_frame,
     write_funnel_files,
 )
+from traj2env_assets.lifecycle.status import Stage
 from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
 from traj2env_assets.sources import RejectedSource
 
 
 def _candidate(
-    family: str, reached: str | None, dropped_at: str | None = None, reason: str | None = None
+    family: str, reached: Stage | None, dropped_at: Stage | None = None, reason: str | None = None
 ) -> CandidateRecord:
     return CandidateRecord(
         family=family,

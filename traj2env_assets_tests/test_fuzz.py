@@ -40,7 +40,7 @@ def _pi_lines(entry: dict[str, object]) -> list[dict[str, object]]:
 
 
 # The crashes the fuzzer found, each a line of a session that is otherwise fine.
-FOUND = {
+FOUND: dict[str, list[dict[str, object]]] = {
     "claude line type is a list": [
         {"type": ["user"], "sessionId": "s", "uuid": "u0"},
         _claude_line({"id": "m", "role": "assistant", "content": "ok"}),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 PACKAGE = Path(__file__).resolve().parents[1] / "traj2env_assets"
 LAYOUT = PACKAGE / "layout.py"
@@ -31,7 +32,12 @@ OTHER_LAYOUTS = (
 _NAME_SUFFIXES = ("_DIR", "_FILE", "_CACHE")
 
 
-def _path_literals(tree: ast.Module) -> Iterator[ast.Constant]:
+class _PathLiteral(NamedTuple):
+    lineno: int
+    value: str
+
+
+def _path_literals(tree: ast.Module) -> Iterator[_PathLiteral]:
     """String literals used as path parts: an operand of ``/``, an argument of ``Path(...)``,
     or the value of a module-level ``*_DIR``/``*_FILE``/``*_CACHE`` constant."""
     for node in ast.walk(tree):
@@ -45,7 +51,11 @@ def _path_literals(tree: ast.Module) -> Iterator[ast.Constant]:
             candidates = [node.value] if named and node.value is not None else []
         else:
             continue
-        yield from (c for c in candidates if isinstance(c, ast.Constant) and isinstance(c.value, str))
+        yield from (
+            _PathLiteral(c.lineno, c.value)
+            for c in candidates
+            if isinstance(c, ast.Constant) and isinstance(c.value, str)
+        )
 
 
 def layout_names() -> set[str]:

@@ -249,7 +249,12 @@ def test_kill_9_of_a_jobs_2_command_kills_its_workers_and_the_rerun_finishes_the
     work = make_workdir(tmp_path, user="parallel jobs")
     shutil.copyfile(SAMPLES / "python-unittest-fix.json", work.root / "sessions" / "python-unittest-fix.json")
     cli = start_cli(work)
-    request.addfinalizer(lambda: cli.poll() is None and cli.kill())
+
+    def kill_if_running() -> None:
+        if cli.poll() is None:
+            cli.kill()
+
+    request.addfinalizer(kill_if_running)
     # Two worker processes start (each imports Dagster and LiteLLM) before the runs do.
     deadline = time.monotonic() + 3 * POINT_TIMEOUT_S
     # Two runs started at once, each in a worker process (a worker takes its run lock before

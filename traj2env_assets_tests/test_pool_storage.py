@@ -156,6 +156,7 @@ def test_events_written_on_kept_connections_survive_a_killed_writer_and_are_read
     written = context.Queue()
     writer = context.Process(target=_write_then_wait, args=(tmp_path, written))
     writer.start()
+    assert writer.pid is not None
     try:
         assert written.get(timeout=240)
     finally:
@@ -185,7 +186,7 @@ def test_a_shard_s_engine_is_made_once_and_only_the_latest_run_shards_stay_open(
             storage.store_event(_message(f"run-{number % OPEN_RUN_SHARDS}", number))
         assert len(made) == OPEN_RUN_SHARDS  # One per run shard, not one per event.
         storage.store_event(_message("one-more-run", 0))
-        open_files = sorted(Path(engine.url.database).stem for engine in storage._engines.values())
+        open_files = sorted(Path(engine.url.database or "").stem for engine in storage._engines.values())
         assert open_files == sorted(["one-more-run", *(f"run-{n}" for n in range(1, OPEN_RUN_SHARDS))])
         with create_engine(f"sqlite:///{storage.path_for_shard('run-0')}").connect() as connection:
             assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"

@@ -76,9 +76,8 @@ def test_only_the_detectors_that_can_block_run(monkeypatch: pytest.MonkeyPatch) 
     import atif_scan
 
     ran: list[str] = []
-    original = atif_scan.Engine
 
-    class RecordingEngine(original):  # the real engine, recording what it was given
+    class RecordingEngine(atif_scan.Engine):  # the real engine, recording what it was given
         def __init__(self, checks: list) -> None:
             ran.extend(check.spec.id for check in checks)
             super().__init__(checks)
@@ -108,6 +107,7 @@ def test_scanner_error_is_never_clean() -> None:
     }
     verdict = scan_trajectory(_doc(duplicate_ids))
     assert verdict.outcome == "scan_error"
+    assert verdict.reason is not None
     assert "duplicate_call_id" in verdict.reason
     assert not verdict.allows_downstream
 
@@ -146,6 +146,7 @@ def test_disabled_and_absent_are_distinguishable() -> None:
 @pytest.mark.parametrize("name", sorted(real_shapes.WRITERS))
 def test_sessions_of_the_real_shapes_pass_the_gate(tmp_path: Path, name: str) -> None:
     trajectory = convert_source(real_shapes.WRITERS[name](tmp_path / name)).trajectory
+    assert trajectory is not None
     verdict = scan_trajectory(trajectory.model_dump(mode="json", exclude_none=True))
     assert verdict.outcome == "clean", verdict.blocking_ids
 
@@ -210,7 +211,9 @@ def _codex_app_session(tmp_path: Path) -> Path:
 
 
 def test_an_app_that_calls_a_model_api_is_not_blocked_but_can_be(tmp_path: Path) -> None:
-    document = convert_source(_codex_app_session(tmp_path)).trajectory.model_dump(mode="json", exclude_none=True)
+    trajectory = convert_source(_codex_app_session(tmp_path)).trajectory
+    assert trajectory is not None
+    document = trajectory.model_dump(mode="json", exclude_none=True)
     default = scan_trajectory(document)
     assert default.outcome == "clean"
     # Exempt, it cannot block, so it does not even run.

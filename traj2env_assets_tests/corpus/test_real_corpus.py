@@ -191,6 +191,7 @@ def test_claude_code_repeated_history_is_deduplicated(real: Path) -> None:
     trajectory = load_trajectory(real / "session-share" / "general-tool-calls.jsonl")
     call_ids = [call.tool_call_id for step in trajectory.steps for call in step.tool_calls or []]
     assert len(call_ids) == len(set(call_ids)) == 65
+    assert trajectory.extra is not None
     assert trajectory.extra["duplicate_tool_calls"] == 45
 
 
@@ -198,6 +199,7 @@ def test_claude_code_edit_keeps_pre_image_and_cwd(real: Path) -> None:
     trajectory = load_trajectory(real / "session-share" / "edit-tool-variants.jsonl")
     edits = [call for step in trajectory.steps for call in step.tool_calls or [] if call.function_name == "Edit"]
     assert len(edits) == 4
+    assert edits[0].extra is not None
     assert edits[0].extra["cwd"] == "/Users/pete/git/moredip/session-share/e2e-tests"
     results = [r for step in trajectory.steps for r in (step.observation.results if step.observation else [])]
     pre_images = [r.extra["original_file"] for r in results if r.extra and "original_file" in r.extra]
@@ -209,7 +211,7 @@ def test_claude_code_read_without_structured_result_invents_nothing(real: Path) 
     trajectory = load_trajectory(real / "session-share" / "read-tool-variants.jsonl")
     results = [r for step in trajectory.steps for r in (step.observation.results if step.observation else [])]
     assert len(results) == 4
-    assert all(r.content.startswith("  ") and "\u2192" in r.content for r in results)
+    assert all(isinstance(r.content, str) and r.content.startswith("  ") and "\u2192" in r.content for r in results)
     assert all("file_content" not in (r.extra or {}) for r in results)
 
 
@@ -218,6 +220,7 @@ def test_pi_failing_check_keeps_exit_code(real: Path) -> None:
     checks = npm_check_exit_codes(trajectory)
     assert 1 in checks or 2 in checks
     assert None in checks, "successful runs carry no invented exit code"
+    assert trajectory.agent.extra is not None
     assert trajectory.agent.extra["cwd"] == "/Users/badlogic/workspaces/pi-mono"
 
 
@@ -226,7 +229,9 @@ def test_pi_user_shell_commands_become_system_steps(real: Path) -> None:
     user_shell = [step for step in trajectory.steps if step.extra and "user_shell_command" in step.extra]
     assert len(user_shell) == 3
     assert all(step.source == "system" for step in user_shell)
-    assert user_shell[0].observation.results[0].extra["exit_code"] == 0
+    observation = user_shell[0].observation
+    assert observation is not None and observation.results[0].extra is not None
+    assert observation.results[0].extra["exit_code"] == 0
 
 
 def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
@@ -239,7 +244,7 @@ def test_codex_redacted_rollout_keeps_tool_names_and_cwd(real: Path) -> None:
     ) == (71, 22, 9)
     assert trajectory.session_id == "019c8a4c-ed82-79a1-aa28-7738fc5ab61a"
     assert all(
-        call.extra["cwd"] == "/redacted/path/fa3f7eaace"
+        call.extra is not None and call.extra["cwd"] == "/redacted/path/fa3f7eaace"
         for step in trajectory.steps
         for call in step.tool_calls or []
         if call.function_name == "apply_patch"
@@ -341,6 +346,7 @@ def test_pi_check_is_mined_and_dropped_for_its_dependencies(real: Path, tmp_path
         None,
         "fix_files_lost",
     ]
+    assert candidates[2].drop is not None
     assert "packages/coding-agent/src/session-manager.ts" in candidates[2].drop.detail
     with pytest.raises(DependenciesNotInstallable, match=r"package\.json"):
         repair_task_spec(

@@ -44,7 +44,9 @@ def test_base_images_asset_reports_what_it_found(engine: DockerEngine, tmp_path:
     metadata = result.asset_materializations_for_node("base_images")[0].metadata
     assert metadata["found"].value == ["python:3.13-slim", "node:20-slim"]
     assert metadata["built"].value == []
-    assert "Python 3.13." in metadata["images"].value
+    images = metadata["images"].value
+    assert isinstance(images, str)
+    assert "Python 3.13." in images
 
 
 @pytest.mark.docker

@@ -25,6 +25,7 @@ from traj2env_assets.verification.trial import (
     run_matrix,
     run_trial,
 )
+from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = pytest.mark.docker
 
@@ -65,7 +66,7 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     matrix = run_matrix(engine, python_trial, parallelism=2)
     assert matrix.rewards() == EXPECTED
     assert matrix.passed
-    verdicts = {result.control: result.verdict for result in matrix.results}
+    verdicts = {result.control: verdict_of(result) for result in matrix.results}
     assert verdicts["noop"]["tracked"]["tests/test_calc.py::test_add"] == "failed"
     # Each layer catches what it is for, whichever decides the reward first: the runner
     # sees replaced report and assertion machinery, the channel unsigned records, the
@@ -97,7 +98,7 @@ def test_node_matrix_scores_reference_one_and_every_other_control_zero(
     applicable = [control for control in DEFAULT_CONTROLS if control.applies_to(node_trial.task_dir)]
     assert {"stdlib_shadow", "always_equal", "import_hook"}.isdisjoint(control.name for control in applicable)
     assert matrix.rewards() == {control.name: control.expected_reward for control in applicable}
-    verdicts = {result.control: result.verdict for result in matrix.results}
+    verdicts = {result.control: verdict_of(result) for result in matrix.results}
     tracked = "test/slug.test.js::slugifies every space"
     assert verdicts["noop"]["tracked"][tracked] == "failed"
     # node:assert and node:test are frozen in the test processes: the patched assertions
@@ -180,6 +181,7 @@ def test_only_the_submission_leaves_the_agent_container(engine: DockerEngine, py
     )
     result = run_trial(engine, python_trial, control)
     assert result.reward == 0.0
+    assert result.verdict is not None
     assert result.verdict["tracked"]["tests/test_calc.py::test_add"] == "failed"
 
 

@@ -170,6 +170,7 @@ def test_recorded_task_spec_has_contract_reference_and_session_tests(tmp_path: P
     assert spec.solution_files == {"calc.py": CALC.encode()}
     assert set(spec.project_files) == {"CONTRACT.md"}
     assert "def add(a, b):" in spec.project_files["CONTRACT.md"].decode()
+    assert spec.tests is not None
     assert spec.tests.reward == "fraction"
     assert spec.tests.tracked_test_ids == ["tests/test_calc.py::test_add"]
     assert spec.tests.test_files == {"tests/test_calc.py": TEST}

@@ -262,6 +262,7 @@ def test_pytest_ids_leave_out_parametrized_tests_and_classes_with_init() -> None
 def test_recorded_spec_splits_new_and_existing_tests_and_hides_the_new_ones(feature: ExtendCandidate) -> None:
     spec = extend_task_spec(feature, None, SOURCE)
 
+    assert spec.tests is not None
     assert spec.tests.reward == "split"
     assert spec.tests.tracked_test_ids == feature.recorded_new_tests
     assert spec.tests.gate_test_ids == feature.recorded_existing_tests
@@ -294,7 +295,9 @@ def test_no_recorded_new_test_is_no_new_tests_but_one_makes_a_task(feature: Exte
         extend_task_spec(none, None, SOURCE)
     assert rejected.value.drop.reason == "no_new_tests"
     one = feature.model_copy(update={"recorded_new_tests": feature.recorded_new_tests[:1]})
-    assert extend_task_spec(one, None, SOURCE).tests.tracked_test_ids == feature.recorded_new_tests[:1]
+    one_tests = extend_task_spec(one, None, SOURCE).tests
+    assert one_tests is not None
+    assert one_tests.tracked_test_ids == feature.recorded_new_tests[:1]
 
 
 def test_llm_spec_tracks_the_models_test_module(feature: ExtendCandidate) -> None:
@@ -305,6 +308,7 @@ def test_llm_spec_tracks_the_models_test_module(feature: ExtendCandidate) -> Non
 
     path = proposal_test_path(feature)
     assert path == "tests/test_request_2.py"
+    assert spec.tests is not None
     assert spec.tests.tracked_test_ids == [f"{path}::test_mode_{i}" for i in range(1, 7)]
     assert spec.tests.test_files == {path: module}  # the session's own test module is not hidden
     assert "Add `mode(values)`." in spec.instruction
@@ -405,6 +409,7 @@ def test_the_kill_rate_floor_is_80_percent_under_5_tests_and_50_from_5(
     verdict = judge(feature, _results(_split("F" * new, "PPP"), _split("P" * new, "PPP"), _mutation(statuses)))
     assert (verdict.drop is None) is kept
     if not kept:
+        assert verdict.drop is not None
         assert verdict.drop.reason == "weak_tests" and f"with {new} new tests" in verdict.drop.detail
 
 
@@ -536,7 +541,9 @@ def _verdict(tmp_path: Path, outcomes: dict[str, str], new: list[str], gate: lis
     new, gate = [f"tests/test_feature.py::{name}" for name in new], [f"tests/test_feature.py::{name}" for name in gate]
     key = "ab" * 32
     lines = []
-    records = [{"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()]
+    records: list[dict[str, object]] = [
+        {"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()
+    ]
     records.append({"kind": "end", "exit_code": 0})
     for seq, record in enumerate(records, 1):
         body = json.dumps({**record, "seq": seq})

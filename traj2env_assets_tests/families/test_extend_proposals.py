@@ -73,6 +73,7 @@ def test_fake_provider_llm_mode_asks_once_and_the_task_tracks_the_models_tests(
         extend.workspace, CandidateRef(family="extend", partition_key=extend.keys[0], task_id=second["task_id"])
     )
     spec = task_spec_for(extend.workspace, extend.families.by_name("extend"), status, "local")
+    assert spec.tests is not None
     assert spec.tests.tracked_test_ids == [f"tests/test_request_2.py::test_mode_{n}" for n in range(1, 7)]
     assert spec.tests.test_files["tests/test_request_2.py"] == MODEL_TESTS
     assert "Add `mode(values)`." in spec.instruction

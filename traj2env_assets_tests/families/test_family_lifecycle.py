@@ -141,6 +141,7 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert candidate["trial_rewards"] == {"reference": 1.0, "noop": 0.0}
             assert fake_provider.request_count == 1, "the proposal of the propose_only run is reused"
             status = read_status(toy.workspace, ref)
+            assert status.image is not None
             image_tag = status.image.tag
             assert status.image.built is True, "propose_only had built nothing"
             assert sorted(set(creations.take())) == ["agent", "probe", "verifier"]

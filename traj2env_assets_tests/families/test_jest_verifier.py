@@ -18,6 +18,7 @@ from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.verification.controls import DEFAULT_CONTROLS
 from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
+from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -150,7 +151,7 @@ def test_reference_scores_one_and_every_default_control_zero(jest_task) -> None:
         DEFAULT_CONTROLS,
     )
     rewards = {result.control: result.reward for result in matrix.results}
-    reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
+    reasons = {result.control: verdict_of(result).get("reason") for result in matrix.results}
     assert rewards["reference"] == 1.0, reasons
     assert reasons["reference"] == "all_tracked_passed"
     assert all(reward == 0.0 for control, reward in rewards.items() if control != "reference"), rewards
@@ -161,6 +162,7 @@ def test_forging_jests_results_scores_zero(jest_task) -> None:
     trial = TrialTask(image=jest_task["image"].tag, task_dir=task.path)
     forged = run_trial(engine, trial, SubmitFiles({"/workspace/calc.js": FORGERY.encode()}))
     verdict = forged.verdict
+    assert verdict is not None
     # The static check names the patched global first; behind it, the run itself shows the
     # forgery: records in the pipe without the key, or a must-fail sentinel passing.
     assert (forged.reward, verdict["reason"]) == (0.0, "tamper_detected"), verdict
@@ -177,6 +179,7 @@ def test_a_global_setup_named_by_the_projects_jest_config_is_not_run(jest_task) 
         trial,
         SubmitFiles({"/workspace/jest.setup.js": FORGING_GLOBAL_SETUP.encode()}),
     )
+    assert result.verdict is not None
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []
     assert result.verdict["tracked"] == {"calc.test.js::calc > adds two numbers": "failed"}

@@ -20,6 +20,7 @@ from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.verification.controls import LINT_CONTROLS
 from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
+from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -95,7 +96,7 @@ def test_reference_scores_one_and_every_lint_control_zero(mypy_task) -> None:
         LINT_CONTROLS,
     )
     rewards = {result.control: result.reward for result in matrix.results}
-    reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
+    reasons = {result.control: verdict_of(result).get("reason") for result in matrix.results}
     assert rewards == {
         "reference": 1.0,
         "noop": 0.0,
@@ -118,5 +119,6 @@ def test_renaming_the_reported_function_away_scores_zero(mypy_task) -> None:
         trial,
         SubmitFiles({"/workspace/shapes.py": FIXED.replace("def describe", "def describe_shape").encode()}),
     )
+    assert moved.verdict is not None
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == ["describe"]

@@ -20,6 +20,7 @@ from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.verification.controls import DEFAULT_CONTROLS
 from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
+from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -156,11 +157,12 @@ def test_reference_scores_one_and_every_default_control_zero(mocha_task) -> None
         DEFAULT_CONTROLS,
     )
     rewards = {result.control: result.reward for result in matrix.results}
-    reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
+    reasons = {result.control: verdict_of(result).get("reason") for result in matrix.results}
     assert rewards["reference"] == 1.0, reasons
     assert reasons["reference"] == "all_tracked_passed"
     reference = next(result for result in matrix.results if result.control == "reference")
     # Every test of both files and the sentinels reported, through the signed channel.
+    assert reference.verdict is not None
     assert reference.verdict["results_recorded"] == 3 + 2 * 3, reference.verdict
     assert all(reward == 0.0 for control, reward in rewards.items() if control != "reference"), rewards
 
@@ -173,6 +175,7 @@ def test_forging_mochas_results_scores_zero(mocha_task) -> None:
     # The static check names the patched global and the descriptor reads first; behind it,
     # the run itself shows the forgery: no record signed without the key reached the
     # verdict, and the patched `it` passes the must-fail sentinel of the test file too.
+    assert verdict is not None
     assert (forged.reward, verdict["reason"]) == (0.0, "tamper_detected"), verdict
     assert verdict["forged_records"] == 0, verdict
     in_test_file = [outcome for name, outcome in verdict["sentinels"].items() if name.startswith("test/calc.test.js::")]
@@ -184,6 +187,7 @@ def test_a_mocharc_requiring_code_into_mochas_process_is_not_loaded(mocha_task) 
     trial = TrialTask(image=mocha_task["image"].tag, task_dir=task.path)
     files = {"/workspace/.mocharc.json": MOCHARC.encode(), "/workspace/forge.cjs": FORGE.encode()}
     result = run_trial(engine, trial, SubmitFiles(files))
+    assert result.verdict is not None
     assert (result.reward, result.verdict["reason"]) == (0.0, "check_failed"), result.verdict
     assert result.verdict["tamper_findings"] == []
     assert result.verdict["tracked"] == {"test/calc.test.js::calc > adds two numbers": "failed"}

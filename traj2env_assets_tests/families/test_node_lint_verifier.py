@@ -6,6 +6,7 @@ the check or delete the code (for a build, its imports too) scoring 0."""
 from __future__ import annotations
 
 import json
+from typing import NotRequired, TypedDict
 
 import pytest
 
@@ -23,6 +24,7 @@ from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.verification.controls import LINT_CONTROLS
 from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles
+from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -58,7 +60,23 @@ ESBUILD_FAILURE = (
     "1 error\n"
 )
 ESBUILD_FIXED = APP_JS.replace("import { areaOf }", "import { area as areaOf }")
-CASES = {
+
+
+class Case(TypedDict):
+    command: str
+    files: dict[str, str]
+    fixed: dict[str, str]
+    failure: str
+    exit: int
+    tracked: list[str]
+    verifier: list[str]
+    silenced: dict[str, str]
+    silenced_kind: NotRequired[str]
+    gutted: NotRequired[tuple[dict[str, str], list[str]]]
+    controls: NotRequired[dict[str, str]]
+
+
+CASES: dict[str, Case] = {
     "tsc": {
         "command": "npx tsc --noEmit",
         "files": {
@@ -194,7 +212,7 @@ def test_reference_scores_one_and_every_lint_control_zero(node_lint_task) -> Non
         controls,
     )
     rewards = {result.control: result.reward for result in matrix.results}
-    reasons = {result.control: result.verdict.get("reason") for result in matrix.results}
+    reasons = {result.control: verdict_of(result).get("reason") for result in matrix.results}
     assert rewards == {
         "reference": 1.0,
         "noop": 0.0,
@@ -219,6 +237,7 @@ def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_ta
         trial,
         SubmitFiles({f"/workspace/{p}": t.encode() for p, t in case["silenced"].items()}),
     )
+    assert silenced.verdict is not None
     assert (silenced.reward, silenced.verdict["reason"]) == (0.0, "tamper_detected")
     assert silenced.verdict["tamper_findings"][0]["kind"] == case.get("silenced_kind", "suppression_added")
     ((path, text),) = case["fixed"].items()
@@ -229,5 +248,6 @@ def test_a_suppression_comment_or_a_deleted_declaration_scores_zero(node_lint_ta
         trial,
         SubmitFiles({f"/workspace/{p}": t.encode() for p, t in gutted.items()}),
     )
+    assert moved.verdict is not None
     assert (moved.reward, moved.verdict["reason"]) == (0.0, "tamper_detected")
     assert moved.verdict["tamper_findings"][0]["names"] == names

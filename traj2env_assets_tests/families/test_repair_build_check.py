@@ -89,6 +89,7 @@ def test_a_failed_then_passing_esbuild_build_is_a_build_check_task(tmp_path: Pat
     assert candidate.failing_ids == ['src/app.js: error No matching export in "src/shapes.js" for import "areaOf"']
 
     spec = repair_task_spec(candidate, source_trace="shapes", source_model=None, org="local")
+    assert spec.tests is not None
     assert (spec.tests.runner, spec.tests.check_command) == (
         "lint",
         ["/usr/bin/esbuild", "src/app.js", "--bundle", "--outfile=dist/app.js"],

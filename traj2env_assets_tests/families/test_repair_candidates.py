@@ -69,10 +69,12 @@ def test_candidate_carries_the_failing_state_and_ids(sample_record) -> None:
 def test_unittest_and_node_ids_map_to_verifier_ids(sample_record) -> None:
     unittest = mine_repair_candidates(sample_record("pi/python-unittest-fix.jsonl"), "k")[0].candidate
     spec = repair_task_spec(unittest, source_trace="k", source_model=None, org="local")
+    assert spec.tests is not None
     assert spec.tests.runner == "pytest"
     assert spec.tests.tracked_test_ids == ["tests/test_slugify.py::SlugifyTest::test_runs_of_punctuation_collapse"]
     node = mine_repair_candidates(sample_record("codex/node-npm-test-fix.jsonl"), "k")[0].candidate
     spec = repair_task_spec(node, source_trace="k", source_model=None, org="local")
+    assert spec.tests is not None
     assert (spec.tests.runner, spec.base_image) == ("node", "node")
     assert spec.tests.tracked_test_ids == [
         "test/wordfreq.test.js::countWords ignores case",

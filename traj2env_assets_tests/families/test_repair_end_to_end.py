@@ -153,7 +153,9 @@ def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(examp
     assert len({t.group for t in manifest.tasks}) == len(manifest.tasks) and manifest.groups_across_splits == []
     assert all(t.project for t in manifest.tasks)
     # The rerun kept every split (splits.json is read back, never redrawn).
-    assert read_splits(dataset).sources == {t.source_trace: t.split for t in manifest.tasks}
+    splits = read_splits(dataset)
+    assert splits is not None
+    assert splits.sources == {t.source_trace: t.split for t in manifest.tasks}
 
 
 def test_harbor_oracle_scores_one_and_nop_zero_on_every_family(example_run: ExampleRun) -> None:

@@ -186,6 +186,7 @@ def test_calibration_tracks_the_tests_that_fail_on_the_old_code_with_the_final_t
     assert verdict.facts["untracked_recorded_failures"] == session.UNTRACKED
     spec = repair_task_spec(candidate, source_trace="k", source_model=None, org="local")
     calibrated = FAMILY.calibrated_spec(candidate, spec, verdict)
+    assert calibrated.tests is not None
     assert calibrated.tests.tracked_test_ids == session.TRACKED
     assert calibrated.project_files == spec.project_files
     # The instruction shows the check as it fails in the image the agent gets.
@@ -244,6 +245,7 @@ def test_node_tests_are_located_in_the_final_test_files(sample_record) -> None:
     ]
     # Before calibration the recorded failures the final tests still declare stand in.
     spec = repair_task_spec(with_tests, source_trace="k", source_model=None, org="local")
+    assert spec.tests is not None
     assert (spec.tests.runner, spec.tests.tracked_test_ids) == (
         "node",
         [f"{test_file}::topWords orders by count, then alphabetically"],

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
-from traj2env_assets.checks import recognise_check
+from traj2env_assets.checks import CheckCommand, recognise_check
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.check_config import changed_tests, config_changes
 from traj2env_assets.families.repair.instruction import check_output_text, repair_instruction
@@ -18,8 +19,15 @@ from traj2env_assets_tests.formats.logs import (
     write_jsonl,
 )
 
-PYTEST = recognise_check("python -m pytest -q", {})
-NPM_TEST = recognise_check("npm test", {"package.json": json.dumps({"scripts": {"test": "node --test"}})})
+
+def _recognised(command: str, snapshot: Mapping[str, str]) -> CheckCommand:
+    check = recognise_check(command, snapshot)
+    assert check is not None, command
+    return check
+
+
+PYTEST = _recognised("python -m pytest -q", {})
+NPM_TEST = _recognised("npm test", {"package.json": json.dumps({"scripts": {"test": "node --test"}})})
 
 
 def test_pyproject_test_sections_count_but_dependencies_do_not() -> None:
@@ -60,11 +68,11 @@ def test_config_files_are_flagged_and_test_files_are_tests() -> None:
 
 
 def test_a_file_the_check_names_is_a_test_but_code_under_a_named_folder_is_code() -> None:
-    check = recognise_check("python -m pytest -q checks/verify.py src", {})
+    check = _recognised("python -m pytest -q checks/verify.py src", {})
     changed = ["pkg/checks/verify.py", "pkg/src/mod.py", "pkg/src/tests/test_mod.py"]
     assert changed_tests(check, "pkg", changed) == ["pkg/checks/verify.py", "pkg/src/tests/test_mod.py"]
     # A lint check's fix may edit test code like any code.
-    assert changed_tests(recognise_check("ruff check .", {}), "", ["tests/test_mod.py"]) == []
+    assert changed_tests(_recognised("ruff check .", {}), "", ["tests/test_mod.py"]) == []
 
 
 def _session(tmp_path: Path, between: list[dict]) -> Path:
@@ -183,12 +191,14 @@ def test_an_install_between_runs_ends_the_window(tmp_path: Path) -> None:
 
 def test_a_pass_without_changes_is_dropped(tmp_path: Path) -> None:
     [mined] = mine_repair_candidates(record_for(_session(tmp_path, []), tmp_path / "r"), "k")
+    assert mined.drop is not None
     assert mined.drop.reason == "no_file_changes"
 
 
 def test_a_file_changed_by_sed_is_lost_and_the_fix_is_dropped(tmp_path: Path) -> None:
     between = _bash("x", "sed -i 's/a - b/a + b/' calc.py")
     [mined] = mine_repair_candidates(record_for(_session(tmp_path, between), tmp_path / "r"), "k")
+    assert mined.drop is not None
     assert mined.drop.reason == "fix_files_lost"
     assert "calc.py" in mined.drop.detail
 

@@ -22,6 +22,7 @@ def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -
     record = record_for(EXAMPLES / "claude-code" / "python-pytest-fix.jsonl", tmp_path / "record")
     candidate = mine_repair_candidates(record, "verifier-test")[0].candidate
     spec = repair_task_spec(candidate, source_trace="verifier-test", source_model=None, org="local")
+    assert spec.tests is not None
     assert (spec.tests.reward, spec.tests.run_targets) == ("check", ["."])
     task = write_task(spec, tmp_path / "dataset")
     engine = DockerEngine(container_memory="1g", agent_timeout_s=120, verifier_timeout_s=180)
@@ -37,6 +38,7 @@ def test_fix_that_breaks_another_test_of_the_check_scores_zero(tmp_path: Path) -
         SubmitFiles({"/workspace/intervals.py": regression.encode()}),
     )
     assert broken.reward == 0.0
+    assert broken.verdict is not None
     assert broken.verdict["reason"] == "check_failed"
     assert broken.verdict["failed"] == ["tests/test_intervals.py::test_covered_length_counts_overlap_once"]
     assert set(broken.verdict["tracked"].values()) == {"passed"}

@@ -52,7 +52,9 @@ class PlantedFamily(ToyFamily):
     candidate_model = PlantedCandidate
     proposal_schema = None
 
-    def mine(self, source: MiningInput) -> list[MinedCandidate[PlantedCandidate]]:
+    # mine and task_spec take planted candidates where the toy family takes its own (the
+    # ignores below): the toy calibration and controls they ride on never read the candidate.
+    def mine(self, source: MiningInput) -> list[MinedCandidate[PlantedCandidate]]:  # type: ignore[override]
         return [
             MinedCandidate[PlantedCandidate](
                 task_id=f"{source.partition_key}-{plant}".lower(), candidate=PlantedCandidate(plant=plant)
@@ -63,7 +65,7 @@ class PlantedFamily(ToyFamily):
     def proposal_request(self, candidate: BaseModel) -> ProposalRequest | None:
         return None
 
-    def task_spec(self, candidate: PlantedCandidate, proposal: BaseModel | None, source: TaskSource) -> TaskSpec:
+    def task_spec(self, candidate: PlantedCandidate, proposal: BaseModel | None, source: TaskSource) -> TaskSpec:  # type: ignore[override]
         toy = super().task_spec(ToyCandidate(python_files=[]), Greeting(name="Ada"), source)
         task_id = f"{source.partition_key}-{candidate.plant}".lower()
         if candidate.plant == "instruction":

@@ -28,6 +28,7 @@ def test_tasks_that_differ_only_in_identity_share_a_key(tmp_path: Path) -> None:
 def test_what_a_trial_reads_changes_the_key(tmp_path: Path) -> None:
     first = _key(tmp_path, "a")
     spec = python_task()
+    assert spec.tests is not None
     assert _key(tmp_path, "tests", tests=spec.tests.model_copy(update={"timeout_sec": 60})) != first
     assert _key(tmp_path, "solution", solution_files={"calc.py": b"def add(a, b):\n    return b + a\n"}) != first
     assert _key(tmp_path, "verifier", verifier_timeout_sec=99) != first

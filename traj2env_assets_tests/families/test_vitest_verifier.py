@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -317,7 +318,7 @@ def _run_reporter(tmp_path: Path, run: dict[str, object]) -> Path:
     return channel
 
 
-def _verdict(tmp_path: Path, channel: Path, sentinels: dict[str, str] | None = None) -> dict[str, object]:
+def _verdict(tmp_path: Path, channel: Path, sentinels: dict[str, str] | None = None) -> dict[str, Any]:
     sentinels = (
         sentinels
         if sentinels is not None
@@ -353,7 +354,7 @@ def _verdict(tmp_path: Path, channel: Path, sentinels: dict[str, str] | None = N
     return verdict
 
 
-def _run(shape: str, discount: str, **changes: object) -> dict[str, object]:
+def _run(shape: str, discount: str, **changes: object) -> dict[str, Any]:
     run: dict[str, object] = {"shape": shape, "pool": "forks", "errors": [], "reason": "failed"}
     run.update(
         {"files": _v2_files(discount)}

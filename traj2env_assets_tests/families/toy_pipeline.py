@@ -62,6 +62,7 @@ class ToyPipeline:
         self.source = source
         self.workspace = Workspace(root=(root / "workspace").resolve())
         self.keys = register_sources(self.workspace, source).new
+        assert trajectories.name is not None
         instance.add_dynamic_partitions(trajectories.name, self.keys)
 
     def pipeline(self, **options: Any) -> PipelineResource:
@@ -111,4 +112,6 @@ class ToyPipeline:
         records = self.instance.fetch_materializations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions), limit=1
         ).records
-        return {name: value.value for name, value in records[0].asset_materialization.metadata.items()}
+        materialization = records[0].asset_materialization
+        assert materialization is not None
+        return {name: value.value for name, value in materialization.metadata.items()}

@@ -35,7 +35,7 @@ from traj2env_assets_tests.faults.killed_cli import (
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-NOTHING_LEFT = {"containers": [], "orphaned_staging": [], "publishing": [], "run_locks": []}
+NOTHING_LEFT: dict[str, list[str]] = {"containers": [], "orphaned_staging": [], "publishing": [], "run_locks": []}
 
 
 @pytest.fixture(scope="module")

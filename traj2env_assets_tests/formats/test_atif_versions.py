@@ -52,6 +52,7 @@ def test_atif_input_is_read_and_written_valid_for_harbor(tmp_path: Path, version
 
     assert result.record.status == "converted", result.record.detail
     assert result.record.format == "atif"
+    assert result.trajectory is not None
     written = trajectory_json(result.trajectory)
     harbor = HarborTrajectory.model_validate_json(written)
     assert harbor.schema_version == version

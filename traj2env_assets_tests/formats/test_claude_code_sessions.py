@@ -33,7 +33,9 @@ def test_resumed_session_takes_the_files_own_id(tmp_path: Path) -> None:
     write_jsonl(
         source / f"{OLD}.jsonl", [claude_line("user", "u1", "first request", ts="2026-03-01T10:00:00Z", sessionId=OLD)]
     )
-    assert convert_source(path).trajectory.session_id == NEW
+    trajectory = convert_source(path).trajectory
+    assert trajectory is not None
+    assert trajectory.session_id == NEW
     registration = register_sources(Workspace(root=tmp_path / "ws"), source)
     assert sorted(registration.new) == sorted([f"claude-code-{NEW}", f"claude-code-{OLD}"])
 
@@ -90,8 +92,10 @@ def test_flat_subagent_file_nests_in_its_parent(tmp_path: Path) -> None:
     source = tmp_path / "src"
     parent = _parent_with_flat_agent(source)
     trajectory = convert_source(parent).trajectory
+    assert trajectory is not None
     assert [sub.trajectory_id for sub in trajectory.subagent_trajectories or []] == ["agent-f00d"]
     results = [r for s in trajectory.steps if s.observation for r in s.observation.results]
+    assert results[0].subagent_trajectory_ref is not None
     assert results[0].subagent_trajectory_ref[0].trajectory_id == "agent-f00d"
     assert register_sources(Workspace(root=tmp_path / "ws"), source).new == [f"claude-code-{NEW}"]
 
@@ -100,7 +104,9 @@ def test_flat_subagent_file_rewritten_for_another_session_leaves_it(tmp_path: Pa
     """What an agent file names is cached by the file's identity, so a rewrite is seen."""
     source = tmp_path / "src"
     parent = _parent_with_flat_agent(source)
-    assert len(convert_source(parent).trajectory.subagent_trajectories or []) == 1
+    trajectory = convert_source(parent).trajectory
+    assert trajectory is not None
+    assert len(trajectory.subagent_trajectories or []) == 1
     write_jsonl(
         source / "agent-f00d.jsonl",
         [
@@ -115,7 +121,9 @@ def test_flat_subagent_file_rewritten_for_another_session_leaves_it(tmp_path: Pa
             )
         ],
     )
-    assert convert_source(parent).trajectory.subagent_trajectories is None
+    rewritten = convert_source(parent).trajectory
+    assert rewritten is not None
+    assert rewritten.subagent_trajectories is None
 
 
 def test_flat_subagent_file_without_its_parent_is_its_own_partition(tmp_path: Path) -> None:
@@ -143,5 +151,6 @@ def test_model_name_is_the_model_that_answered_not_the_synthetic_placeholder(tmp
     lines.append(error)
     result = convert_source(write_jsonl(tmp_path / "s.jsonl", lines))
     assert result.record.model_name == "claude-sonnet-4-6"
+    assert result.trajectory is not None
     assert result.trajectory.agent.model_name == "claude-sonnet-4-6"
     assert result.trajectory.steps[-1].model_name is None

@@ -101,7 +101,9 @@ def test_older_rollouts_convert_and_register(tmp_path: Path, era: str) -> None:
     assert result.record.status == "converted", result.record.detail
     assert (result.record.format, result.record.tool_calls) == ("codex", 5)
     trajectory = result.trajectory
+    assert trajectory is not None
     assert trajectory.session_id == SESSION
+    assert trajectory.extra is not None
     assert trajectory.extra["rollout_format"] == era and trajectory.extra["cwd"] == CWD
     users = [step.message for step in trajectory.steps if step.source == "user"]
     assert users == ["Write add() and make its test pass."]

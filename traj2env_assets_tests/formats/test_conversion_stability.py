@@ -121,7 +121,7 @@ def _stdlib_outcome(decode: Callable[[str | bytes], object], text: str | bytes) 
         return "error", ""
 
 
-TRICKY_JSON = [
+TRICKY_JSON: list[str | bytes] = [
     '{"cmd": ["bash", "-lc", "ls"], "workdir": "/tmp"}',
     "[REDACTED_ARGUMENTS len=153 sha=23291271]",
     "plain text",
@@ -152,5 +152,5 @@ def test_embedded_json_decodes_exactly_as_the_stdlib() -> None:
         for _ in range(rng.randint(1, 3)):
             text.insert(rng.randint(0, len(text)), rng.choice(alphabet))
         cases.append("".join(text))
-    for text in cases:
-        assert _stdlib_outcome(loads_like_stdlib, text) == _stdlib_outcome(json.loads, text), text
+    for case in cases:
+        assert _stdlib_outcome(loads_like_stdlib, case) == _stdlib_outcome(json.loads, case), case

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.layout import Workspace
@@ -55,7 +56,7 @@ def _layout(source: Path, agent_cwd: str = PROJECT) -> Path:
         ],
     )
     folder = source / SESSION / "subagents"
-    sub = {"sessionId": SESSION, "agentId": "a1", "isSidechain": True, "cwd": agent_cwd}
+    sub: dict[str, Any] = {"sessionId": SESSION, "agentId": "a1", "isSidechain": True, "cwd": agent_cwd}
     write_jsonl(
         folder / "agent-a1.jsonl",
         [
@@ -100,14 +101,17 @@ def test_flat_meta_json_beside_its_log_is_not_rejected(tmp_path: Path) -> None:
 
 def test_meta_json_links_the_subagent_and_rides_on_it(tmp_path: Path) -> None:
     trajectory = convert_source(_layout(tmp_path / "src")).trajectory
+    assert trajectory is not None
     (sub,) = trajectory.subagent_trajectories or []
     assert sub.trajectory_id == "agent-a1"
+    assert sub.extra is not None
     assert sub.extra["subagent_meta"] == {
         "agentType": "general-purpose",
         "toolUseId": "toolu_task",
         "description": "notes",
     }
     results = [r for step in trajectory.steps if step.observation for r in step.observation.results]
+    assert results[0].subagent_trajectory_ref is not None
     assert results[0].subagent_trajectory_ref[0].trajectory_id == "agent-a1"
 
 
@@ -115,20 +119,23 @@ def test_unreadable_meta_json_leaves_the_subagent_unlinked_but_converted(tmp_pat
     session = _layout(tmp_path / "src")
     (tmp_path / "src" / SESSION / "subagents" / "agent-a1.meta.json").write_text("{not json", encoding="utf-8")
     trajectory = convert_source(session).trajectory
+    assert trajectory is not None
     (sub,) = trajectory.subagent_trajectories or []
     assert "subagent_meta" not in (sub.extra or {})
 
 
 def test_subagent_in_the_project_edits_the_sessions_files(tmp_path: Path) -> None:
-    record = replay_trajectory(convert_source(_layout(tmp_path / "src")).trajectory).record
+    trajectory = convert_source(_layout(tmp_path / "src")).trajectory
+    assert trajectory is not None
+    record = replay_trajectory(trajectory).record
     assert record.files["notes.md"].state == "present"
     assert record.subagent_projects == {}
 
 
 def test_subagent_under_another_directory_has_its_own_project(tmp_path: Path) -> None:
-    write_record(
-        replay_trajectory(convert_source(_layout(tmp_path / "src", agent_cwd=OTHER)).trajectory), tmp_path / "r"
-    )
+    trajectory = convert_source(_layout(tmp_path / "src", agent_cwd=OTHER)).trajectory
+    assert trajectory is not None
+    write_record(replay_trajectory(trajectory), tmp_path / "r")
     record = ReplayRecord.load(tmp_path / "r").record
     assert record.project_root == PROJECT
     assert record.fidelity.unsafe_paths == 0

@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import atif
+
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets_tests.formats.logs import claude_line, codex_line, tool_result, tool_use, write_jsonl
 
 
-def _calls_and_results(trajectory):
-    calls, results = {}, {}
+def _calls_and_results(
+    trajectory: atif.Trajectory,
+) -> tuple[dict[str, atif.ToolCall], dict[str | None, atif.ObservationResult]]:
+    calls: dict[str, atif.ToolCall] = {}
+    results: dict[str | None, atif.ObservationResult] = {}
     for step in trajectory.steps:
         for call in step.tool_calls or []:
             calls[call.tool_call_id] = call
@@ -125,6 +130,7 @@ def test_claude_code_tools_map_with_extras(tmp_path: Path) -> None:
     result = convert_source(path)
     assert result.record.status == "converted", result.record.detail
     trajectory = result.trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
     assert [calls[i].function_name for i in ("t1", "t2", "t3", "t4", "t5")] == [
         "Write",
@@ -135,6 +141,8 @@ def test_claude_code_tools_map_with_extras(tmp_path: Path) -> None:
     ]
     assert calls["t2"].extra == {"cwd": "/home/dev/calc/tests"}
     assert results["t2"].extra == {"is_error": True, "exit_code": 1}
+    assert results["t1"].extra is not None and results["t3"].extra is not None
+    assert results["t4"].extra is not None and results["t5"].extra is not None
     assert results["t3"].extra["original_file"] == "x = 1\n"
     assert "original_file" not in results["t1"].extra, "null originalFile on create stays absent"
     assert results["t4"].extra["file_content"] == "x = 2\n"
@@ -177,8 +185,10 @@ def test_claude_code_subagents_are_nested(tmp_path: Path) -> None:
         ],
     )
     trajectory = convert_source(main).trajectory
+    assert trajectory is not None and trajectory.subagent_trajectories is not None
     assert [sub.trajectory_id for sub in trajectory.subagent_trajectories] == ["agent-abc"]
     _, results = _calls_and_results(trajectory)
+    assert results["task1"].subagent_trajectory_ref is not None
     assert results["task1"].subagent_trajectory_ref[0].trajectory_id == "agent-abc"
 
 
@@ -299,10 +309,13 @@ def test_codex_tool_shapes_and_exit_codes(tmp_path: Path) -> None:
         ),
     ]
     trajectory = convert_source(write_jsonl(tmp_path / "rollout.jsonl", lines)).trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
+    assert calls["c1"].extra is not None and calls["c2"].extra is not None
     assert calls["c1"].extra["cwd"] == "/home/dev/calc/sub"
     assert calls["c2"].extra["cwd"] == "/home/dev/calc"
     assert results["c1"].extra == {"exit_code": 1, "is_error": True}
+    assert results["c2"].extra is not None and results["c3"].extra is not None
     assert results["c2"].content == "1 passed" and results["c2"].extra["exit_code"] == 0
     assert results["c3"].extra["exit_code"] == 2
     assert calls["c4"].function_name == "local_shell_call" and calls["c4"].arguments["command"] == ["cat", "calc.py"]
@@ -409,6 +422,7 @@ def test_pi_current_format_follows_active_branch(tmp_path: Path) -> None:
         ),
     ]
     trajectory = convert_source(write_jsonl(tmp_path / "pi.jsonl", lines)).trajectory
+    assert trajectory is not None
     calls, results = _calls_and_results(trajectory)
     assert set(calls) == {"p1", "p2"}
     assert results["p1"].extra == {"is_error": True, "exit_code": 1}

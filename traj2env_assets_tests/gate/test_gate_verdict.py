@@ -99,7 +99,9 @@ def verdict(
     cases, expected = gate_files(gate)
     (harness / "gate_cases.json").write_text(cases.model_dump_json())
     (harness / "gate_expected.json").write_text(expected.model_dump_json())
-    records = [{"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()]
+    records: list[dict[str, object]] = [
+        {"kind": "report", "id": i, "when": "call", "outcome": o} for i, o in outcomes.items()
+    ]
     records.append({"kind": "end", "exit_code": 0})
     lines = []
     for seq, record in enumerate(records, 1):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 VERIFIER_FILES = Path(__file__).resolve().parents[2] / "traj2env_assets" / "verification" / "verifier_files"
 PYTHON_SCRIPT = VERIFIER_FILES / "tamper_check.py"
 NODE_SCRIPT = VERIFIER_FILES / "tamper_check.mjs"
 
-Files = dict[str, str | bytes]
+Files = Mapping[str, str | bytes]
 
 
 def write_tree(root: Path, files: Files) -> Path:

@@ -11,6 +11,7 @@ import pytest
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
     SPLITS_FILE,
+    Split,
     assign_splits,
     read_manifest,
     task_content_hash,
@@ -56,8 +57,9 @@ def test_manifest_lists_tasks_with_hashes_and_keeps_splits_on_rerun(tmp_path: Pa
     assert by_id["calc-3-a"].content_hash == task_content_hash(destination / "calc-3-a")
     assert by_id["calc-3-a"].content_hash != by_id["calc-4-a"].content_hash
     assert [s.path for s in manifest.skipped] == ["stray"]
-    for split in ("train", "test"):
-        other = "test" if split == "train" else "train"
+    splits: tuple[Split, Split] = ("train", "test")
+    for split in splits:
+        other: Split = "test" if split == "train" else "train"
         sources = {t.source_trace for t in manifest.split_of(split)}
         assert sources.isdisjoint(t.source_trace for t in manifest.split_of(other))
     assert len(manifest.split_of("test")) >= 1

@@ -16,6 +16,7 @@ from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
     ImageRecord,
+    Stage,
     save_status,
     staged_task_dir,
 )
@@ -89,7 +90,7 @@ def test_a_test_quoted_in_the_instruction_is_shown(tmp_path: Path) -> None:
     assert len(leaks_between(task_tests(hides.path), [task_tests(quotes.path)])) == 1
 
 
-def _staged(workspace: Workspace, partition: str, spec: TaskSpec, reached: str) -> CandidateStatus:
+def _staged(workspace: Workspace, partition: str, spec: TaskSpec, reached: Stage) -> CandidateStatus:
     ref = CandidateRef(family=spec.family, partition_key=partition, task_id=spec.task_id)
     staged = staged_task_dir(workspace, ref)
     write_task(spec, staged.parent)

@@ -194,7 +194,7 @@ def test_every_source_extension_is_scanned_and_others_are_not(tmp_path: Path) ->
 
 
 def test_odd_sources_do_not_crash(tmp_path: Path) -> None:
-    files = {
+    files: dict[str, str | bytes] = {
         "binary.js": b"\x00\xff\xfe\x89PNG process.on('exit', f)\n\x00",
         "latin1.js": "const caf\u00e9 = '/proc/1/cmdline';\n".encode("latin-1"),
         "broken.ts": "function ( { ` ${ unclosed ' \" /* \n process.on('exit', f)",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from traj2env_assets.quality.effort import SessionEffort, difficulty, measure_effort
-from traj2env_assets.replay.models import FileEvent, ShellCommand, UserRequest
+from traj2env_assets.replay.models import FileEvent, ShellCommand, TimelineEvent, UserRequest
 
 
 def _run(index: int, step: int, exit_code: int, at: str, subagent: str | None = None) -> ShellCommand:
@@ -23,7 +23,7 @@ def _edit(step: int, path: str, applied: bool = True) -> FileEvent:
     return FileEvent(step_id=step, tool_name="Edit", path=path, action="edit", applied=applied)
 
 
-TIMELINE = [
+TIMELINE: list[TimelineEvent] = [
     UserRequest(request_index=0, step_id=1, text="fix the tests", timestamp="2026-01-01T10:00:00Z"),
     _run(0, 2, 0, "2026-01-01T10:00:05Z"),  # before the window
     _run(1, 3, 1, "2026-01-01T10:01:00Z"),  # the failing check opens it

@@ -66,7 +66,9 @@ def test_a_killed_run_is_failed_and_its_slot_freed(instance: dg.DagsterInstance)
     run = instance.get_run_by_id(run_id)
     assert run is not None and run.status == dg.DagsterRunStatus.FAILURE
     failure = instance.get_records_for_run(run_id, of_type=dg.DagsterEventType.RUN_FAILURE).records
-    assert "process gone" in (failure[-1].event_log_entry.dagster_event.message or "")
+    event = failure[-1].event_log_entry.dagster_event
+    assert event is not None
+    assert "process gone" in (event.message or "")
     assert slot_holders(instance) == set()
     assert not lock.exists()
     assert release_dead_runs(instance) == []

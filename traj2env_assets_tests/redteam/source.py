@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from traj2env_assets_tests.redteam import runtime
 from traj2env_assets_tests.redteam.view import ContractModule, TaskView
@@ -45,7 +45,7 @@ class _Skeleton(ast.NodeTransformer):
             node.body[0]
             if node.body
             and isinstance(node.body[0], ast.Expr)
-            and isinstance(getattr(node.body[0], "value", None), ast.Constant)
+            and isinstance(node.body[0].value, ast.Constant)
             and isinstance(node.body[0].value.value, str)
             else None
         )
@@ -171,12 +171,13 @@ def assemble(
         if strategy and wrap_names:
             parts += [strategy, runtime.WRAP, runtime.install(wrap_names)]
         if carry_payload:
+            assert payload is not None
             parts.append(payload)
         out[path] = "\n".join(parts)
     return out
 
 
-def as_files(texts: dict[str, str | bytes]) -> dict[str, bytes]:
+def as_files(texts: Mapping[str, str | bytes]) -> dict[str, bytes]:
     return {
         f"{WORKSPACE}/{path}": (text.encode("utf-8") if isinstance(text, str) else text) for path, text in texts.items()
     }
@@ -195,7 +196,9 @@ def _callee(node: ast.AST, names: set[str]) -> str | None:
     return None
 
 
-def _key(node: ast.Call) -> str | None:
+def _key(node: ast.AST) -> str | None:
+    if not isinstance(node, ast.Call):
+        return None
     try:
         args = tuple(ast.literal_eval(arg) for arg in node.args)
         kwargs = sorted((kw.arg, ast.literal_eval(kw.value)) for kw in node.keywords if kw.arg)
@@ -227,7 +230,7 @@ def static_table(sources: Iterable[str], names: set[str]) -> dict[tuple[str, str
                             for call in ast.walk(sub):
                                 name = _callee(call, names)
                                 key = _key(call) if name else None
-                                if key:
+                                if name and key:
                                     table[(name, key)] = ("raise", expr.args[0].id)
             pairs = []
             if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):

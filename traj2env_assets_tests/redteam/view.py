@@ -281,7 +281,9 @@ def _extend_contract(instruction: str, view: TaskView) -> list[ContractModule]:
             continue
         signature = item["sig"].strip()
         if signature.startswith("class "):
-            name = re.match(r"class\s+(\w+)", signature)[1]
+            match = re.match(r"class\s+(\w+)", signature)
+            assert match is not None, signature
+            name = match[1]
             current.classes.setdefault(name, {})
             current_class = name
             continue

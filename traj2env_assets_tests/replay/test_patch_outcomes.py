@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets.replay.models import FileEvent
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 
@@ -42,7 +43,7 @@ def test_patch_codex_refused_is_rejected_and_the_file_stays_known(tmp_path: Path
     assert record.files_before(3) == {"a.py": "x = 1\ny = 3\n"}
     assert record.fidelity.edits_failed == 0
     assert record.fidelity.edits_rejected == 1
-    refused = [e for e in record.timeline if getattr(e, "applied", True) is False]
+    refused = [e for e in record.timeline if isinstance(e, FileEvent) and e.applied is False]
     assert [(e.path, e.reason) for e in refused] == [("a.py", "tool_error")]
 
 
@@ -96,7 +97,10 @@ def test_rejected_apply_patch_tool_records_each_file(tmp_path: Path) -> None:
     )
     record = _record(session, tmp_path)
     assert record.fidelity.edits_rejected == 2
-    assert sorted(e.path for e in record.timeline if getattr(e, "action", None) == "patch") == ["b.py", "c.py"]
+    assert sorted(e.path for e in record.timeline if isinstance(e, FileEvent) and e.action == "patch") == [
+        "b.py",
+        "c.py",
+    ]
     assert record.files_before(0) == {}
 
 

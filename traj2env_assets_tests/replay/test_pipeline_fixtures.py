@@ -31,6 +31,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     workspace = Workspace(root=tmp_path / "ws")
     keys = register_sources(workspace, source).new
     instance = dg.DagsterInstance.ephemeral()
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, keys)
     job = dg.Definitions(
         assets=[trajectory_atif, scan_verdict, replay_record],
@@ -54,12 +55,14 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     }
     for key in replayed:
         fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
-        meta = (
+        materialization = (
             instance.fetch_materializations(
                 dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
             )
             .records[0]
-            .asset_materialization.metadata
+            .asset_materialization
         )
+        assert materialization is not None
+        meta = materialization.metadata
         assert meta["commands"].value == fidelity.commands
         assert meta["files_rebuilt"].value == fidelity.files_rebuilt

@@ -144,11 +144,11 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
                     "Success.",
                 )
             elif kind == "heredoc":
-                body = "\n".join(data.draw(LINES))
+                heredoc = "\n".join(data.draw(LINES))
                 quoted = data.draw(st.booleans())
                 delimiter = "'EOF'" if quoted else "EOF"
-                command = f"mkdir -p src && cat > {name} <<{delimiter}\n{body}\nEOF"
-                expanded = expanded or (not quoted and ("$" in body or "`" in body))
+                command = f"mkdir -p src && cat > {name} <<{delimiter}\n{heredoc}\nEOF"
+                expanded = expanded or (not quoted and ("$" in heredoc or "`" in heredoc))
                 snapshots.append(_snapshot(real))
                 _bash(real, command)
                 session.bash(command)
@@ -201,9 +201,9 @@ def test_replay_matches_a_real_directory(data: st.DataObject) -> None:
             record = ReplayRecord.load(out)
             commands = list(record.shell_commands())
             assert len(commands) == len(snapshots)
-            for command, real_files in zip(commands, snapshots, strict=True):
-                known = record.files_before(command.command_index)
-                lost = record.lost_before(command.command_index)
+            for shell_command, real_files in zip(commands, snapshots, strict=True):
+                known = record.files_before(shell_command.command_index)
+                lost = record.lost_before(shell_command.command_index)
                 assert known == {path: real_files[path] for path in known}
                 assert set(known) | lost == set(real_files)
                 assert not (set(known) & lost)

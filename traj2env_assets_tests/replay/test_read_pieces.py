@@ -69,8 +69,11 @@ def test_claude_code_pieces_from_the_file_fields(tmp_path: Path) -> None:
         .bash("true")
     )
     trajectory = session.build()
-    trajectory.steps[0].observation.results[0].extra.update(file_start_line=1, file_num_lines=2, file_total_lines=4)
-    trajectory.steps[2].observation.results[0].extra.update(file_start_line=3, file_num_lines=2, file_total_lines=4)
+    first, second = trajectory.steps[0].observation, trajectory.steps[2].observation
+    assert first is not None and first.results[0].extra is not None
+    assert second is not None and second.results[0].extra is not None
+    first.results[0].extra.update(file_start_line=1, file_num_lines=2, file_total_lines=4)
+    second.results[0].extra.update(file_start_line=3, file_num_lines=2, file_total_lines=4)
     write_record(replay_trajectory(trajectory), tmp_path)
     record = ReplayRecord.load(tmp_path)
     assert record.lost_before(0) == {"c.py"}

@@ -15,13 +15,13 @@ from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
-from traj2env_assets.scan_gate import ScanVerdict
+from traj2env_assets.scan_gate import GateOutcome, ScanVerdict
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 KEY = "calc-session"
 
 
-def _stage_inputs(root: Path, outcome: str | None = "clean", trajectory: str | None = None) -> Workspace:
+def _stage_inputs(root: Path, outcome: GateOutcome | None = "clean", trajectory: str | None = None) -> Workspace:
     workspace = Workspace(root=root)
     session = (
         SessionBuilder()
@@ -99,19 +99,26 @@ def test_a_blocked_rerun_replaces_an_earlier_record(tmp_path: Path) -> None:
 def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_path: Path) -> None:
     _stage_inputs(tmp_path / "ws")
     instance = dg.DagsterInstance.ephemeral()
+    assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [KEY])
     resources = {"pipeline": PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path / "ws"))}
-    assets = [replay_record, dg.AssetSpec("scan_verdict", partitions_def=trajectories)]
+    assets: list[dg.AssetsDefinition | dg.AssetSpec] = [
+        replay_record,
+        dg.AssetSpec("scan_verdict", partitions_def=trajectories),
+    ]
     result = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
     assert result.success
     event = result.asset_materializations_for_node("replay_record")[0]
     meta = event.metadata
     assert (meta["status"].value, meta["cached"].value) == ("replayed", False)
     assert (meta["edits_applied"].value, meta["commands"].value) == (2, 2)
-    assert "| files_rebuilt | 1 |" in meta["fidelity"].value
+    fidelity = meta["fidelity"].value
+    assert isinstance(fidelity, str)
+    assert "| files_rebuilt | 1 |" in fidelity
     rerun = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
     rerun_event = rerun.asset_materializations_for_node("replay_record")[0]
     assert rerun_event.metadata["cached"].value is True
+    assert rerun_event.tags is not None and event.tags is not None
     assert rerun_event.tags["dagster/data_version"] == event.tags["dagster/data_version"]
 
 

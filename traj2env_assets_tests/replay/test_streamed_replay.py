@@ -59,6 +59,7 @@ def test_streamed_replay_writes_the_same_record(
 
 def test_steps_before_other_keys_are_read_in_two_passes(tmp_path: Path) -> None:
     trajectory = convert_source(real_shapes.claude_edit_variants(tmp_path / "edits.jsonl")).trajectory
+    assert trajectory is not None
     document = trajectory.model_dump(mode="json", exclude_none=True)
     steps = document.pop("steps")
     step_ids = [step.step_id for step in trajectory.steps]

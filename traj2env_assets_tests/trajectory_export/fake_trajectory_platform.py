@@ -133,6 +133,7 @@ class FakeTrajectoryPlatform:
     @property
     def base_url(self) -> str:
         host, port = self.server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}"
 
     @property

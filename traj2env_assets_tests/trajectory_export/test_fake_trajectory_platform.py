@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from typing import Any
 
 import httpx2
 import pytest
@@ -30,8 +31,10 @@ def test_fake_platform_serves_a_harness_sequence_and_checks_its_shapes() -> None
         first = client.chat.completions.create(
             model="policy", messages=[{"role": "user", "content": "hi"}], x_trajectory_id=tid, extra_body=tools
         )
-        call = first.choices[0].message.tool_calls[0]
-        history = [
+        tool_calls = first.choices[0].message.tool_calls
+        assert tool_calls is not None
+        call = tool_calls[0]
+        history: list[dict[str, Any]] = [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": None, "tool_calls": [call.model_dump(mode="json")]},
             {"role": "tool", "tool_call_id": call.id, "content": "out"},

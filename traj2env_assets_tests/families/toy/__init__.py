@@ -10,6 +10,7 @@ Calibration checks that the start state fails its test; the matrix is the refere
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,6 +18,7 @@ from traj2env_assets.families.contract import (
     CalibrationPlan,
     CalibrationVerdict,
     Drop,
+    Fact,
     Family,
     MinedCandidate,
     MiningInput,
@@ -53,8 +55,8 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
 
     name = "toy"
     version = "1"
-    candidate_model = ToyCandidate
-    proposal_schema = Greeting
+    candidate_model: ClassVar[type[BaseModel]] = ToyCandidate
+    proposal_schema: ClassVar[type[BaseModel] | None] = Greeting
     reward_kind = "binary"
 
     def mine(self, source: MiningInput) -> list[MinedCandidate[ToyCandidate]]:
@@ -69,7 +71,7 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
             )
         ]
 
-    def proposal_request(self, candidate: ToyCandidate) -> ProposalRequest:
+    def proposal_request(self, candidate: ToyCandidate) -> ProposalRequest | None:
         return ProposalRequest(prompt="greeting", values={"files": ", ".join(candidate.python_files)})
 
     def task_spec(self, candidate: ToyCandidate, proposal: Greeting | None, source: TaskSource) -> TaskSpec:
@@ -103,7 +105,7 @@ class ToyFamily(Family[ToyCandidate, Greeting]):
 
     def judge_calibration(self, candidate: ToyCandidate, results: Mapping[str, ProbeResult]) -> CalibrationVerdict:
         run = results["start_state"]
-        facts = {"exit_code": run.exit_code if run.exit_code is not None else -1}
+        facts: dict[str, Fact] = {"exit_code": run.exit_code if run.exit_code is not None else -1}
         if run.exit_code == 0:
             return CalibrationVerdict(
                 drop=Drop(reason="start_state_passes", detail=run.output_tail[-500:]), facts=facts
