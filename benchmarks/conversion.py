@@ -43,9 +43,9 @@ import dagster as dg
 from atif_make import convert as atif_make_convert
 
 from traj2env_assets.defs.candidates import candidates_asset
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.ingest import convert, scan
 from traj2env_assets.defs.partitions import TRAJECTORIES
-from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.replay import replay
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
@@ -62,7 +62,7 @@ from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 REAL = corpus_folder("real")
 # The stages that run a whole batch of partitions in one run (single-run backfill policy).
 REPAIR = registered_families().by_name("repair")
-CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, candidates_asset(REPAIR)]
+CHEAP_STAGES = [convert, scan, replay, candidates_asset(REPAIR)]
 REPEATS = 15
 TARGET_RATIO = 3.0
 FLAT_AGENTS = 5

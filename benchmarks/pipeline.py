@@ -68,15 +68,15 @@ FIGURES_NAME = "graph-figures.json"
 CHEAP = ("conversion", "scan", "replay")
 # Step key (its first part: an asset, or a graph-backed asset's op) -> stage shown.
 STEP_STAGES = {
-    "trajectory_atif": "conversion",
-    "scan_verdict": "scan",
-    "replay_record": "replay",
-    "llm_proposals": "proposal",
-    "task_images": "image",
+    "convert": "conversion",
+    "scan": "scan",
+    "replay": "replay",
+    "proposals": "proposal",
+    "images": "image",
     "calibration": "calibration",
     "trials": "trials",
-    "published_tasks": "publish",
-    "run_report": "report",
+    "publish": "publish",
+    "report": "report",
     "harbor_dataset": "report",
 }
 LATER = ("proposal", "image", "calibration", "trials", "publish", "report")
@@ -86,15 +86,15 @@ STEP_END = ("STEP_SUCCESS", "STEP_FAILURE", "STEP_UP_FOR_RETRY")
 
 
 def stage_of_step(step_key: str | None) -> str:
-    """The stage a step belongs to: ``task_images.task_images_candidate[x]`` -> ``image``."""
+    """The stage a step belongs to: ``images.images_candidate[x]`` -> ``image``."""
     if not step_key:
         return NO_STEP
     head = re.split(r"[.\[]", step_key)[0]
-    if head.endswith("_candidates"):
-        return f"mining ({head.removesuffix('_candidates')})"
+    if head.startswith("candidates__"):  # the op of the asset candidates/<family>
+        return f"mining ({head.removeprefix('candidates__')})"
     if head in STEP_STAGES:
         return STEP_STAGES[head]
-    if head.startswith("run_report_"):  # the report's asset checks, e.g. run_report_no_orphaned_staging
+    if head.startswith("report_"):  # the report's asset checks, e.g. report_no_orphaned_staging
         return "report"
     for suffix in ("_plan", "_candidate", "_summary"):
         if head.endswith(suffix) and head.removesuffix(suffix) in STEP_STAGES:

@@ -486,7 +486,7 @@ def read_outputs(workspace: Path, run: CountRun) -> None:
         data = json.loads(report.read_text(encoding="utf-8"))
         run.inputs = len(data["inputs"])
         run.candidates = len(data["candidates"])
-        run.live = sum(1 for candidate in data["candidates"] if candidate.get("dropped_at") != "mining")
+        run.live = sum(1 for candidate in data["candidates"] if candidate.get("dropped_at") != "candidates")
         run.published = sum(1 for candidate in data["candidates"] if candidate.get("kept"))
 
 

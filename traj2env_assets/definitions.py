@@ -8,15 +8,16 @@ resource and to the factories of the per-family assets.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset, candidates_asset_name
+from traj2env_assets.defs.candidates import candidates_asset, candidates_asset_key
 from traj2env_assets.defs.dataset import harbor_dataset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
-from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, task_images, trials
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, images, trials
+from traj2env_assets.defs.ingest import convert, scan
 from traj2env_assets.defs.jobs import (
     PIPELINE_JOB,
     base_images_job,
@@ -25,29 +26,34 @@ from traj2env_assets.defs.jobs import (
     trajectory_spec_job,
 )
 from traj2env_assets.defs.llm import LlmResource
-from traj2env_assets.defs.proposals import llm_proposals_asset
-from traj2env_assets.defs.publish import published_tasks
-from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
+from traj2env_assets.defs.proposals import proposals_asset
+from traj2env_assets.defs.publish import publish_tasks
+from traj2env_assets.defs.replay import replay
+from traj2env_assets.defs.report import no_orphaned_staging, report_asset, report_matches_stage_files
 from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.families.registry import Families, registered_families
+from traj2env_assets.stages import PER_TRAJECTORY_STAGES, StageName
+
+# Each stage's assets, given the families in play.
+STAGE_ASSETS: dict[StageName, Callable[[Families], list[dg.AssetsDefinition]]] = {
+    "convert": lambda _: [convert],
+    "scan": lambda _: [scan],
+    "replay": lambda _: [replay],
+    "candidates": lambda families: [candidates_asset(family) for family in families],
+    "proposals": lambda families: [proposals_asset(families)],
+    "images": lambda _: [images],
+    "calibration": lambda _: [calibration],
+    "trials": lambda _: [trials],
+    "publish": lambda _: [publish_tasks],
+    "report": lambda _: [report_asset],
+}
 
 
 def stage_assets(families: Families) -> list[dg.AssetsDefinition]:
     """The assets partitioned by trajectory, in stage order; one candidates asset per family."""
-    return [
-        trajectory_atif,
-        scan_verdict,
-        replay_record,
-        *(candidates_asset(family) for family in families),
-        llm_proposals_asset(families),
-        task_images,
-        calibration,
-        trials,
-        published_tasks,
-    ]
+    return [asset for stage in PER_TRAJECTORY_STAGES for asset in STAGE_ASSETS[stage](families)]
 
 
 def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) -> dg.JobDefinition:
@@ -56,7 +62,7 @@ def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) 
     each of which would be a step per batch, and a materialization per trajectory,
     recording only that it was not selected."""
     job = defs.resolve_job_def(PIPELINE_JOB)
-    left_out = {dg.AssetKey(candidates_asset_name(f)) for f in families if f.name not in selected}
+    left_out = {candidates_asset_key(f) for f in families if f.name not in selected}
     if not left_out:
         return job
     return job.get_subset(asset_selection={key for asset in stage_assets(families) for key in asset.keys} - left_out)
@@ -74,7 +80,13 @@ def build_definitions(
     # A selected name outside the collection fails here, not in the run's first step.
     families.selected(pipeline.options().families)
     return dg.Definitions(
-        assets=[*stage_assets(families), base_images, run_report, harbor_dataset, trajectory_spec],
+        assets=[
+            *stage_assets(families),
+            *STAGE_ASSETS["report"](families),
+            base_images,
+            harbor_dataset,
+            trajectory_spec,
+        ],
         asset_checks=[report_matches_stage_files, no_orphaned_staging],
         sensors=[trajectory_folder_sensor, report_refresh_sensor],
         jobs=[trajectory_pipeline_job, run_report_job, base_images_job, trajectory_spec_job],

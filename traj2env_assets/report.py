@@ -16,6 +16,7 @@ from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
     STAGES,
     CandidateStatus,
+    RecordedStage,
     Stage,
     candidate_files,
     read_mining,
@@ -81,8 +82,8 @@ class CandidateRecord(BaseModel):
     status: str
     """``published``, ``dropped``, or ``passed_<stage>`` for a candidate still on its way."""
     kept: bool
-    reached: Stage | None = None
-    dropped_at: Stage | None = None
+    reached: RecordedStage | None = None
+    dropped_at: RecordedStage | None = None
     reason: str | None = None
     detail: str | None = None
     reward_kind: str
@@ -217,9 +218,9 @@ def _reached_at_least(candidate: CandidateRecord, stage: Stage) -> bool:
 
 # The funnel's candidate rows: how many candidates got through each stage.
 _FUNNEL_STAGES: dict[str, Stage] = {
-    "mined": "mining",
-    "proposed": "proposal",
-    "image_built": "image",
+    "mined": "candidates",
+    "proposed": "proposals",
+    "image_built": "images",
     "calibrated": "calibration",
     "trials_passed": "trials",
     "published": "publish",

@@ -55,7 +55,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
             partition_key=ref.partition_key,
             task_id=ref.task_id,
             reward_kind="binary",
-            reached="image",
+            reached="images",
         )
 
     @dg.asset(partitions_def=trajectories, name="before_stage")
@@ -66,7 +66,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
         DockerStage(
             name="flaky_stage",
             upstream="before_stage",
-            stage="image",
+            stage="images",
             pool="test_docker",
             group="test",
             description="test",

@@ -1,4 +1,4 @@
-"""Stage 4: one ``<family>_candidates`` asset per registered family, from one factory."""
+"""Stage 4: one ``candidates/<family>`` asset per family in play, from one factory."""
 
 import inspect
 from collections.abc import Iterator
@@ -16,15 +16,15 @@ from traj2env_assets.lifecycle.status import partition_statuses
 CANDIDATES_GROUP = "candidates"
 
 
-def candidates_asset_name(family: Family) -> str:
-    return f"{family.name}_candidates"
+def candidates_asset_key(family: Family) -> dg.AssetKey:
+    return dg.AssetKey([CANDIDATES_GROUP, family.name])
 
 
 def candidates_asset(family: Family) -> dg.AssetsDefinition:
     @dg.asset(
-        name=candidates_asset_name(family),
+        key=candidates_asset_key(family),
         partitions_def=trajectories,
-        deps=["replay_record"],
+        deps=["replay"],
         group_name=CANDIDATES_GROUP,
         kinds={"python"},
         backfill_policy=dg.BackfillPolicy.single_run(),
@@ -46,7 +46,7 @@ def candidates_asset(family: Family) -> dg.AssetsDefinition:
                 "skipped_reason": (mining.skipped_reason if mining else None) or "",
             }
             statuses = partition_statuses(workspace, family.name, key)
-            figures[key] = stage_figures(statuses, "mining", extra, mining.input_key if mining else None)
+            figures[key] = stage_figures(statuses, "candidates", extra, mining.input_key if mining else None)
         yield from partition_outputs(context.asset_key, figures)
 
     return _candidates

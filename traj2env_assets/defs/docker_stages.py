@@ -1,4 +1,4 @@
-"""Stages 6-8 as graph-backed assets: ``task_images``, ``calibration``, ``trials``.
+"""Stages 6-8 as graph-backed assets: ``images``, ``calibration``, ``trials``.
 
 Each is three ops: ``<stage>_plan`` decides every candidate whose work is cached (no
 build, no container) and emits the others as dynamic outputs; ``<stage>_candidate``
@@ -193,11 +193,11 @@ def _trials_metadata(status: CandidateStatus) -> Metadata:
         return matrix_metadata(MatrixResult.model_validate_json(handle.read()))
 
 
-task_images = docker_stage_asset(
+images = docker_stage_asset(
     DockerStage(
-        name="task_images",
+        name="images",
         upstream=PROPOSALS_ASSET,
-        stage="image",
+        stage="images",
         pool=DOCKER_BUILD_POOL,
         group="environment",
         description="Each candidate's Harbor task staged privately, and one environment image per "
@@ -210,7 +210,7 @@ task_images = docker_stage_asset(
 calibration = docker_stage_asset(
     DockerStage(
         name="calibration",
-        upstream="task_images",
+        upstream="images",
         stage="calibration",
         pool=DOCKER_TRIAL_POOL,
         group="environment",

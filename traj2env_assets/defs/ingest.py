@@ -26,7 +26,7 @@ CHEAP_STAGE_POLICY = dg.BackfillPolicy.single_run()
     dagster_type=NOTHING,
     description="The source log converted to a validated ATIF-v1.7 trajectory (or a skip reason).",
 )
-def trajectory_atif(
+def convert(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()
@@ -62,12 +62,12 @@ def trajectory_atif(
     partitions_def=trajectories,
     group_name="ingest",
     kinds={"python"},
-    deps=[trajectory_atif],
+    deps=[convert],
     backfill_policy=CHEAP_STAGE_POLICY,
     dagster_type=NOTHING,
     description="The atif-scan gate verdict: clean, blocked, disabled, scanner_absent, scan_error.",
 )
-def scan_verdict(
+def scan(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()

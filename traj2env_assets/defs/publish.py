@@ -1,4 +1,4 @@
-"""Stage 9: ``published_tasks``, every candidate whose trials passed moved into the destination."""
+"""Stage 9: ``publish``, every candidate whose trials passed moved into the destination."""
 
 from collections.abc import Iterator
 
@@ -18,6 +18,7 @@ from traj2env_assets.lifecycle.status import CandidateStatus
 
 
 @dg.asset(
+    name="publish",
     partitions_def=trajectories,
     deps=["trials"],
     group_name="publish",
@@ -27,7 +28,7 @@ from traj2env_assets.lifecycle.status import CandidateStatus
     description="Tasks whose controls all passed, moved atomically into <destination>/<task-id>/; "
     "an existing task with the same id is kept (duplicate).",
 )
-def published_tasks(
+def publish_tasks(
     context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     keys = list(context.partition_keys)

@@ -42,7 +42,7 @@ def _repository_metadata(result: ReplayStageResult) -> Metadata:
 
 @dg.asset(
     partitions_def=trajectories,
-    deps=["scan_verdict"],
+    deps=["scan"],
     group_name="replay",
     kinds={"python"},
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -50,7 +50,7 @@ def _repository_metadata(result: ReplayStageResult) -> Metadata:
     dagster_type=NOTHING,
     description="The session's files rebuilt before every shell command, with fidelity figures.",
 )
-def replay_record(
+def replay(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()

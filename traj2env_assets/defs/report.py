@@ -21,15 +21,16 @@ if TYPE_CHECKING:
 
 
 @dg.asset(
+    name="report",
     group_name="report",
     kinds={"json"},
-    deps=["published_tasks"],
+    deps=["publish"],
     description=(
         "report.json in the output destination: every input and candidate, and why it was kept or dropped; "
         "the funnel per family beside it (funnel.csv, funnel.md, funnel.png)."
     ),
 )
-def run_report(
+def report_asset(
     context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> dg.MaterializeResult:
     destination = pipeline.settings().output.destination
@@ -68,7 +69,7 @@ def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
     return dg.MetadataValue.table(records, dg.TableSchema(columns=columns))
 
 
-@dg.asset_check(asset=run_report, description="report.json agrees with the candidates' status files.")
+@dg.asset_check(asset=report_asset, description="report.json agrees with the candidates' status files.")
 def report_matches_stage_files(pipeline: PipelineResource, families: dg.ResourceParam[Families]) -> dg.AssetCheckResult:
     differences = report_disagreements(pipeline.workspace(), families.names(), pipeline.settings().output.destination)
     return dg.AssetCheckResult(
@@ -77,7 +78,7 @@ def report_matches_stage_files(pipeline: PipelineResource, families: dg.Resource
     )
 
 
-@dg.asset_check(asset=run_report, description="Every staging directory belongs to a current candidate.")
+@dg.asset_check(asset=report_asset, description="Every staging directory belongs to a current candidate.")
 def no_orphaned_staging(pipeline: PipelineResource) -> dg.AssetCheckResult:
     orphans = orphaned_staging_dirs(pipeline.workspace())
     return dg.AssetCheckResult(

@@ -210,7 +210,7 @@ def calibrate_candidate(
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
-        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
+        return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     plan, key = _plan(workspace, family, status, org)
     with key_lock(_cache_path(workspace, key)):
         cached = _cached(workspace, key)

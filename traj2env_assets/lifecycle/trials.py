@@ -113,7 +113,7 @@ def run_candidate_trials(
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
-        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
+        return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     assert status.image is not None and status.image.tag is not None
     task = TrialTask(
         image=status.image.tag, task_dir=staged_task_dir(workspace, ref), submission_path=family.submission_path

@@ -155,7 +155,7 @@ def test_an_image_removed_between_stages_is_rebuilt_from_the_staged_environment_
             partition_key=ref.partition_key,
             task_id=ref.task_id,
             reward_kind="binary",
-            reached="image",
+            reached="images",
             image=ImageRecord(spec_key="spec", staged_path=str(environment.parent), tag=image.tag),
         ),
     )

@@ -37,10 +37,10 @@ def test_fake_provider_decline_and_spend_cap_reach_the_report_per_candidate(
     assert fake_provider.request_count == 1
     usage = toy.report()["llm_usage"]
     assert (usage["calls"], usage["budget_exhausted"], usage["declines"]) == (1, 1, {"truncated": 1})
-    declined = toy.latest_metadata("llm_proposals", toy.keys[0])
+    declined = toy.latest_metadata("proposals", toy.keys[0])
     assert (declined["llm_calls"], declined["llm_tokens_out"], declined["llm_declines"]) == (1, 500, {"truncated": 1})
-    assert toy.latest_metadata("llm_proposals", toy.keys[1])["llm_budget_exhausted"] == 1
-    assert toy.latest_metadata("task_images", toy.keys[0])["candidates"] == 0
+    assert toy.latest_metadata("proposals", toy.keys[1])["llm_budget_exhausted"] == 1
+    assert toy.latest_metadata("images", toy.keys[0])["candidates"] == 0
 
 
 def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
@@ -56,7 +56,7 @@ def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
     toy.run(propose_only=True)
 
     [candidate] = toy.candidates()
-    assert (candidate["status"], candidate["proposal"]["cache_hit"]) == ("passed_proposal", True)
+    assert (candidate["status"], candidate["proposal"]["cache_hit"]) == ("passed_proposals", True)
     assert fake_provider.request_count == 2
 
 

@@ -1,4 +1,4 @@
-"""The asset checks on run_report fail when they should, and mining leaves no stale candidate behind."""
+"""The asset checks on the report asset fail when they should, and mining leaves no stale candidate behind."""
 
 from __future__ import annotations
 

@@ -109,6 +109,6 @@ class ToyPipeline:
         """The latest materialization's metadata of ``asset`` (of its partition ``key`` if it has partitions)."""
         partitions = [key] if key is not None else None
         records = self.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions), limit=1
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(asset), asset_partitions=partitions), limit=1
         ).records
         return {name: value.value for name, value in records[0].asset_materialization.metadata.items()}

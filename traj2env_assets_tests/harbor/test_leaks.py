@@ -118,7 +118,7 @@ def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path
         reached="trials",
     )
     shower = _staged(
-        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposals"
     )
 
     [dropped] = publish(workspace, destination, [hider])
@@ -139,7 +139,7 @@ def test_a_dropped_candidate_hides_nothing_from_the_others(tmp_path: Path) -> No
         reached="trials",
     )
     shower = _staged(
-        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposals"
     )
     save_status(workspace, shower.dropped("calibration", Drop(reason="weak_tests", detail="")))
 

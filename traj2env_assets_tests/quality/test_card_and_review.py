@@ -166,7 +166,7 @@ def test_reviews_and_rollouts_reach_the_report_and_its_funnel_without_a_new_run(
         status="dropped",
         kept=False,
         reached=None,
-        dropped_at="mining",
+        dropped_at="candidates",
         reason="duplicate_of",
         duplicate_of="calc-fix",
         reward_kind="binary",

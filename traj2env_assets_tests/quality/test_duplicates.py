@@ -84,15 +84,15 @@ def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_firs
 
     statuses = _repair_statuses(workspace, keys)
     winner = statuses[by_format[EARLIEST]]
-    assert winner.drop is None and winner.reached == "proposal"
+    assert winner.drop is None and winner.reached == "proposals"
     copies = [status for key, status in statuses.items() if key != by_format[EARLIEST]]
     assert len(copies) == 3
     for copy in copies:
         assert copy.drop is not None and copy.drop.reason == "duplicate_of"
-        assert copy.dropped_at in ("mining", "proposal") and copy.work_key == winner.work_key
+        assert copy.dropped_at in ("candidates", "proposals") and copy.work_key == winner.work_key
     # Mined after the earliest recording, a copy is dropped at once and names it.
     for key in keys[keys.index(by_format[EARLIEST]) + 1 :]:
-        assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("mining", winner.task_id)
+        assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("candidates", winner.task_id)
 
     # The report names the task each copy ends at, and lists the copies under it.
     report = build_run_report(workspace, REPAIR_ONLY.names(), keys)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.ingest import convert, scan
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.replay import replay
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.layout import Workspace
@@ -33,7 +33,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, keys)
     job = dg.Definitions(
-        assets=[trajectory_atif, scan_verdict, replay_record],
+        assets=[convert, scan, replay],
         jobs=[dg.define_asset_job("replay_job")],
         resources={"pipeline": PipelineResource.from_files(config, workspace.root)},
     ).resolve_job_def("replay_job")
@@ -56,7 +56,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
         fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
         meta = (
             instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay"), asset_partitions=[key]), limit=1
             )
             .records[0]
             .asset_materialization.metadata

@@ -11,7 +11,7 @@ import pytest
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay_record
+from traj2env_assets.defs.replay import replay
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
@@ -101,16 +101,16 @@ def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_pa
     instance = dg.DagsterInstance.ephemeral()
     instance.add_dynamic_partitions(trajectories.name, [KEY])
     resources = {"pipeline": PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path / "ws"))}
-    assets = [replay_record, dg.AssetSpec("scan_verdict", partitions_def=trajectories)]
+    assets = [replay, dg.AssetSpec("scan", partitions_def=trajectories)]
     result = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
     assert result.success
-    event = result.asset_materializations_for_node("replay_record")[0]
+    event = result.asset_materializations_for_node("replay")[0]
     meta = event.metadata
     assert (meta["status"].value, meta["cached"].value) == ("replayed", False)
     assert (meta["edits_applied"].value, meta["commands"].value) == (2, 2)
     assert "| files_rebuilt | 1 |" in meta["fidelity"].value
     rerun = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
-    rerun_event = rerun.asset_materializations_for_node("replay_record")[0]
+    rerun_event = rerun.asset_materializations_for_node("replay")[0]
     assert rerun_event.metadata["cached"].value is True
     assert rerun_event.tags["dagster/data_version"] == event.tags["dagster/data_version"]
 
