@@ -6,7 +6,7 @@
 
 Runs ``traj2env generate`` on DIR (a config written to a temporary file; the workspace is
 W, or a new temporary folder that is kept and printed), or reads the report.json of an
-earlier run. Then prints, from that report (``traj2env_assets/report.py`` owns its format):
+earlier run. Then prints, from that report (``traj2env_assets/stages/report/report.py`` owns its format):
 
 - the funnel per family: candidates found, then how many passed each lifecycle stage (candidates,
   proposals, images, calibration, trials, publish);
@@ -33,7 +33,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from traj2env_assets.lifecycle.status import STAGES
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 DEFAULT_FAMILIES = "repair,build,extend"
 DESTINATION = "trajectory-tasks"

@@ -7,17 +7,16 @@ resource and to the factories of the per-family assets.
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, cast
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset, candidates_asset_key
 from traj2env_assets.defs.dataset import harbor_dataset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
-from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, images, trials
-from traj2env_assets.defs.ingest import convert, scan
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER
 from traj2env_assets.defs.jobs import (
     PIPELINE_JOB,
     base_images_job,
@@ -26,34 +25,32 @@ from traj2env_assets.defs.jobs import (
     trajectory_spec_job,
 )
 from traj2env_assets.defs.llm import LlmResource
-from traj2env_assets.defs.proposals import proposals_asset
-from traj2env_assets.defs.publish import publish_tasks
-from traj2env_assets.defs.replay import replay
-from traj2env_assets.defs.report import no_orphaned_staging, report_asset, report_matches_stage_files
 from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.families.registry import Families, registered_families
-from traj2env_assets.stages import PER_TRAJECTORY_STAGES, StageName
+from traj2env_assets.stages import PER_TRAJECTORY_STAGES, STAGES, StageName
+from traj2env_assets.stages.candidates.asset import candidates_asset_key
+from traj2env_assets.stages.report.asset import no_orphaned_staging, report_matches_stage_files
 
-# Each stage's assets, given the families in play.
-STAGE_ASSETS: dict[StageName, Callable[[Families], list[dg.AssetsDefinition]]] = {
-    "convert": lambda _: [convert],
-    "scan": lambda _: [scan],
-    "replay": lambda _: [replay],
-    "candidates": lambda families: [candidates_asset(family) for family in families],
-    "proposals": lambda families: [proposals_asset(families)],
-    "images": lambda _: [images],
-    "calibration": lambda _: [calibration],
-    "trials": lambda _: [trials],
-    "publish": lambda _: [publish_tasks],
-    "report": lambda _: [report_asset],
-}
+
+class StageAssetModule(Protocol):
+    """What every ``traj2env_assets/stages/<stage>/asset.py`` provides."""
+
+    def assets(self, families: Families) -> list[dg.AssetsDefinition]:
+        """The stage's assets, given the families in play."""
+        ...
+
+
+def assets_of(stage: StageName, families: Families) -> list[dg.AssetsDefinition]:
+    """A stage's assets, from its folder's asset module: the folder is named for the stage."""
+    module = cast(StageAssetModule, importlib.import_module(f"traj2env_assets.stages.{stage}.asset"))
+    return module.assets(families)
 
 
 def stage_assets(families: Families) -> list[dg.AssetsDefinition]:
     """The assets partitioned by trajectory, in stage order; one candidates asset per family."""
-    return [asset for stage in PER_TRAJECTORY_STAGES for asset in STAGE_ASSETS[stage](families)]
+    return [asset for stage in PER_TRAJECTORY_STAGES for asset in assets_of(stage, families)]
 
 
 def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) -> dg.JobDefinition:
@@ -81,8 +78,7 @@ def build_definitions(
     families.selected(pipeline.options().families)
     return dg.Definitions(
         assets=[
-            *stage_assets(families),
-            *STAGE_ASSETS["report"](families),
+            *(asset for stage in STAGES for asset in assets_of(stage, families)),
             base_images,
             harbor_dataset,
             trajectory_spec,

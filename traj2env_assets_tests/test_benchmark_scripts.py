@@ -130,13 +130,13 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     from fractions import Fraction
 
     from traj2env_assets.families.registry import registered_families
-    from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.layout import Workspace
-    from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
-    from traj2env_assets.replay import replay_partition
-    from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import load_registry, register_sources
+    from traj2env_assets.stages.candidates.mining import mine_partition
+    from traj2env_assets.stages.convert.conversion import convert_partition
+    from traj2env_assets.stages.replay.partition import replay_partition
+    from traj2env_assets.stages.scan.gate import scan_partition
 
     scale = _load_benchmark("scale")
     try:

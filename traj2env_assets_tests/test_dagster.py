@@ -12,7 +12,6 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.definitions import build_definitions, defs
-from traj2env_assets.defs.ingest import convert, scan
 from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import pool_limits
@@ -26,6 +25,8 @@ from traj2env_assets.defs.sensors import (
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.asset import convert
+from traj2env_assets.stages.scan.asset import scan
 from traj2env_assets_tests.formats import real_shapes
 
 # The partition key of the Claude Code edit-variants log (its session id).

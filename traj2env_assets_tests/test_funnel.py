@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from traj2env_assets.funnel import (
+from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.funnel import (
     FUNNEL_STAGES,
     funnel_frame,
     progress_counts,
     skip_reasons_frame,
     write_funnel_files,
 )
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
-from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 
 def _candidate(

@@ -3,17 +3,19 @@ candidates' status names and the table in docs/stages.md all follow it."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
 import dagster as dg
 
+import traj2env_assets.stages
 from traj2env_assets.definitions import defs, stage_assets
 from traj2env_assets.defs.jobs import PIPELINE_JOB
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import CandidateStatus
-from traj2env_assets.report import CandidateRecord
 from traj2env_assets.stages import CANDIDATE_STAGES, PER_TRAJECTORY_STAGES, STAGES
+from traj2env_assets.stages.report.report import CandidateRecord
 
 STAGES_DOC = Path(__file__).parents[1] / "docs" / "stages.md"
 
@@ -85,3 +87,10 @@ def test_status_and_report_files_with_the_former_stage_names_still_load() -> Non
         }
     )
     assert record.dropped_at == "candidates"
+
+
+def test_every_stage_is_a_folder_with_its_asset_module() -> None:
+    folder = Path(traj2env_assets.stages.__file__).parent
+    assert sorted(path.name for path in folder.iterdir() if (path / "__init__.py").is_file()) == sorted(STAGES)
+    for stage in STAGES:
+        assert callable(importlib.import_module(f"traj2env_assets.stages.{stage}.asset").assets), stage

@@ -9,8 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 from traj2env_assets.replay import ReplayFidelity
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
 from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "yield.py"
 

@@ -25,8 +25,8 @@ from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.contract import Family
 from traj2env_assets.families.registry import Families, registered_families
 from traj2env_assets.layout import Workspace
-from traj2env_assets.report import REPORT_FILE
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.report.report import REPORT_FILE
 from traj2env_assets_tests.families.conftest import EXAMPLES
 from traj2env_assets_tests.families.toy import ToyFamily
 from traj2env_assets_tests.llm.fake_provider import FakeProvider

@@ -11,7 +11,6 @@ from traj2env_assets.harbor.leaks import leaks_between, task_tests
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.publishing import publish
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
@@ -19,6 +18,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
+from traj2env_assets.stages.publish.publishing import publish
 
 SHOWN = """from shop import tags
 

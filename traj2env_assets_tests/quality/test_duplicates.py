@@ -15,18 +15,18 @@ import pytest
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.registry import Families
 from traj2env_assets.families.repair.family import RepairFamily
-from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.mining import mine_partition
-from traj2env_assets.lifecycle.proposals import propose
-from traj2env_assets.lifecycle.publishing import publish
 from traj2env_assets.lifecycle.status import CandidateStatus, read_status, save_status, staged_task_dir, statuses_of
 from traj2env_assets.llm.client import LlmClient
 from traj2env_assets.quality.duplicates import FixClaim, FixClaims
-from traj2env_assets.replay.stage import replay_partition
-from traj2env_assets.report import build_run_report
-from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import load_registry, register_sources
+from traj2env_assets.stages.candidates.mining import mine_partition
+from traj2env_assets.stages.convert.conversion import convert_partition
+from traj2env_assets.stages.proposals.proposals import propose
+from traj2env_assets.stages.publish.publishing import publish
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.report.report import build_run_report
+from traj2env_assets.stages.scan.gate import scan_partition
 from traj2env_assets_tests.example_run import SAMPLES
 
 FORMATS = (

@@ -7,15 +7,16 @@ from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.ingest import convert, scan
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
-from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.asset import convert
+from traj2env_assets.stages.replay.asset import replay
+from traj2env_assets.stages.report.report import build_run_report
+from traj2env_assets.stages.scan.asset import scan
 from traj2env_assets_tests.formats import real_shapes
 
 

@@ -11,11 +11,12 @@ import pytest
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.layout import Workspace
-from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
-from traj2env_assets.scan_gate import ScanVerdict
+from traj2env_assets.replay import ReplayOutcome, ReplayRecord
+from traj2env_assets.stages.replay.asset import replay
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.gate import ScanVerdict
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 KEY = "calc-session"
@@ -78,7 +79,7 @@ def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monke
     def broken(trajectory: object, **_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", broken)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.replay_trajectory", broken)
     result = replay_partition(workspace, KEY)
     assert (result.outcome.status, result.outcome.reason, result.outcome.detail) == (
         "skipped",
@@ -119,12 +120,12 @@ def test_a_large_trajectory_is_streamed_with_the_same_record(tmp_path: Path, mon
     whole = _stage_inputs(tmp_path / "whole")
     replay_partition(whole, KEY)
     streamed = _stage_inputs(tmp_path / "streamed")
-    monkeypatch.setattr("traj2env_assets.replay.stage.STREAM_THRESHOLD_BYTES", 0)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.STREAM_THRESHOLD_BYTES", 0)
 
     def not_whole(trajectory: object) -> None:
         raise AssertionError("loaded whole")
 
-    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", not_whole)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.replay_trajectory", not_whole)
     assert replay_partition(streamed, KEY).outcome.status == "replayed"
     for name in ("record.json", "manifests.jsonl", "fidelity.json"):
         assert (streamed.replay_dir(KEY) / name).read_bytes() == (whole.replay_dir(KEY) / name).read_bytes()

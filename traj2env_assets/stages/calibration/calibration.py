@@ -40,7 +40,6 @@ from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import Workspace, keyed_file
-from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
     CandidateRef,
@@ -52,6 +51,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
+from traj2env_assets.stages.images.images import image_build_drop, with_image_present
 
 
 class ProbeResults(BaseModel):

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Fact
-from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, Decision, RolloutFlag, read_manifest
 from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
@@ -25,10 +24,11 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.replay.models import ReplayFidelity
-from traj2env_assets.replay.stage import read_fidelity, read_repository
 from traj2env_assets.repositories import RepositoryRecord
-from traj2env_assets.scan_gate import FindingEvidence, read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
+from traj2env_assets.stages.convert.conversion import read_conversion
+from traj2env_assets.stages.replay.partition import read_fidelity, read_repository
+from traj2env_assets.stages.scan.gate import FindingEvidence, read_verdict
 
 REPORT_FILE = "report.json"
 # A family mined a replayed input and found nothing to make a task from.

@@ -10,8 +10,9 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.tables import stage_figures
 from traj2env_assets.families.contract import Family
-from traj2env_assets.lifecycle.mining import mine_partition
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.status import partition_statuses
+from traj2env_assets.stages.candidates.mining import mine_partition
 
 CANDIDATES_GROUP = "candidates"
 
@@ -50,3 +51,7 @@ def candidates_asset(family: Family) -> dg.AssetsDefinition:
         yield from partition_outputs(context.asset_key, figures)
 
     return _candidates
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [candidates_asset(family) for family in families]

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from traj2env_assets.atomic_files import atomic_write_bytes, atomic_write_text
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import STAGES, Stage
-from traj2env_assets.report import (
+from traj2env_assets.stages.report.report import (
     REPORT_FILE,
     CandidateRecord,
     InputRecord,

@@ -4,17 +4,17 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import NOTHING, partition_outputs
-from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.stages import (
+from traj2env_assets.defs.candidate_stages import (
     PER_TRAJECTORY,
     partition_statuses_of,
     stage_partition_figures,
 )
+from traj2env_assets.defs.materialize import NOTHING, partition_outputs
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import Families
-from traj2env_assets.lifecycle.publishing import DatasetCaps, publish, published_cards
 from traj2env_assets.lifecycle.status import CandidateStatus
+from traj2env_assets.stages.publish.publishing import DatasetCaps, publish, published_cards
 
 
 @dg.asset(
@@ -46,3 +46,7 @@ def publish_tasks(
 
     figures, common = stage_partition_figures(pipeline, families, keys, "publish", metadata)
     yield from partition_outputs(context.asset_key, figures, common)
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [publish_tasks]

@@ -4,17 +4,17 @@ from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset_key
+from traj2env_assets.defs.candidate_stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
 from traj2env_assets.defs.materialize import NOTHING, Metadata, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import LLM_POOL
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.families.registry import Families
-from traj2env_assets.lifecycle.proposals import propose
 from traj2env_assets.lifecycle.status import CandidateStatus
 from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.stages.candidates.asset import candidates_asset_key
+from traj2env_assets.stages.proposals.proposals import propose
 
 PROPOSALS_ASSET = "proposals"
 
@@ -52,3 +52,7 @@ def proposals_asset(families: Families) -> dg.AssetsDefinition:
         yield from partition_outputs(context.asset_key, figures, common)
 
     return proposals
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [proposals_asset(families)]

@@ -7,9 +7,9 @@ import dagster as dg
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, llm_usage_metadata
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import Families
-from traj2env_assets.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
-from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
-from traj2env_assets.report import (
+from traj2env_assets.stages.report.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
+from traj2env_assets.stages.report.orphaned_staging import orphaned_staging_dirs
+from traj2env_assets.stages.report.report import (
     build_run_report,
     report_disagreements,
     with_dataset_quality,
@@ -59,6 +59,10 @@ def report_asset(
             **llm_usage_metadata(report.llm_usage),
         }
     )
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [report_asset]
 
 
 def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:

@@ -30,7 +30,7 @@ from traj2env_assets.lifecycle.status import (
 )
 from traj2env_assets.quality.duplicates import WORK_KEY_VERSION, FixClaim, FixClaims, work_key
 from traj2env_assets.replay import ReplayRecord
-from traj2env_assets.replay.stage import read_outcome
+from traj2env_assets.stages.replay.partition import read_outcome
 
 
 def _input_key(workspace: Workspace, family: Family, partition_key: str) -> str:
