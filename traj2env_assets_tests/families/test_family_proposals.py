@@ -3,6 +3,7 @@ the spend cap and a missing model reach report.json per candidate; no Docker is 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -69,3 +70,22 @@ def test_without_a_model_each_candidate_is_llm_not_configured(
 
     assert [c["reason"] for c in toy.candidates()] == ["llm_not_configured", "llm_not_configured"]
     assert fake_provider.request_count == 0
+
+
+def test_status_files_with_the_former_stage_names_rerun_without_a_model_call(
+    tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
+) -> None:
+    toy = ToyPipeline(tmp_path, SAMPLES[:1], fake_provider, instance)
+    fake_provider.default = FakeReply(content='{"name": "Ada"}')
+    toy.run(propose_only=True)
+    # The status files as a workspace written before the stages were named for their folders has them.
+    [path] = list((toy.workspace.root / "candidates" / "toy").rglob("status.json"))
+    status = json.loads(path.read_text())
+    assert status["reached"] == "proposals"
+    path.write_text(json.dumps({**status, "reached": "proposal"}))
+
+    toy.run(propose_only=True)
+
+    [candidate] = toy.candidates()
+    assert candidate["status"] == "passed_proposals" and fake_provider.request_count == 1
+    assert json.loads(path.read_text())["reached"] == "proposals"
