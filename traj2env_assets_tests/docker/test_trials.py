@@ -29,7 +29,6 @@ from traj2env_assets_tests.trial_verdicts import verdict_of
 
 pytestmark = pytest.mark.docker
 
-EXPECTED = {control.name: control.expected_reward for control in DEFAULT_CONTROLS}
 
 
 class ScriptControl(Control):
@@ -64,7 +63,9 @@ def test_python_matrix_scores_reference_one_and_every_other_control_zero(
     engine: DockerEngine, python_trial: TrialTask
 ) -> None:
     matrix = run_matrix(engine, python_trial, parallelism=2)
-    assert matrix.rewards() == EXPECTED
+    applicable = [control for control in DEFAULT_CONTROLS if control.applies_to(python_trial.task_dir)]
+    assert [control.name for control in DEFAULT_CONTROLS if control not in applicable] == ["test_named_forgery"]
+    assert matrix.rewards() == {control.name: control.expected_reward for control in applicable}
     assert matrix.passed
     verdicts = {result.control: verdict_of(result) for result in matrix.results}
     assert verdicts["noop"]["tracked"]["tests/test_calc.py::test_add"] == "failed"
