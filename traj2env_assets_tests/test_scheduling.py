@@ -58,7 +58,7 @@ def test_the_scheduler_hands_out_units_in_the_collection_order() -> None:
     config = SimpleNamespace(option=option, getvalue=lambda name: ["1*popen"] if name == "tx" else None)
     scheduler = ModuleScheduling(config, None, units={})  # type: ignore[arg-type]
     worker = _Worker()
-    scheduler.add_node(worker)  # type: ignore[arg-type]
-    scheduler.add_node_collection(worker, collection)  # type: ignore[arg-type]
+    scheduler.add_node(worker)
+    scheduler.add_node_collection(worker, collection)
     scheduler.schedule()
     assert [collection[index] for index in worker.sent[:2]] == ["a/test_costly.py::t1", "a/test_costly.py::t2"]

@@ -30,7 +30,6 @@ from traj2env_assets_tests.trial_verdicts import verdict_of
 pytestmark = pytest.mark.docker
 
 
-
 class ScriptControl(Control):
     """A control that runs a fixed script; used to probe the agent container."""
 
