@@ -1,1 +1,0 @@
-"""Stage 7, calibration: the family's probes in the image, judged by the family."""

@@ -1,1 +1,0 @@
-"""Stage 1, convert: a registered source log → a validated ATIF trajectory under ``conversion/<key>/``."""

@@ -1,1 +1,0 @@
-"""Stage 8, trials: the family's control matrix, networking off."""
