@@ -66,22 +66,8 @@ EXAMPLE_RUN_MODULES = frozenset(
     }
 )
 SHARED_UNITS = dict.fromkeys(EXAMPLE_RUN_MODULES, "example_run")
-# The costliest units first (summed test seconds of a Docker-tier run, --durations=0): the
-# main command on every sample and what reads its tasks, then the modules of a few long
-# tests each. The rest, short, follow in collection order and even out the two workers.
-UNIT_ORDER = [
-    "example_run",  # ~1,330 s
-    "traj2env_assets_tests/faults/test_killed_cli.py",  # ~410 s
-    "traj2env_assets_tests/deploy/test_compose.py",  # ~390 s
-    "traj2env_assets_tests/families/test_node_lint_verifier.py",  # ~310 s
-    "traj2env_assets_tests/test_parallel_jobs.py",  # ~220 s
-    "traj2env_assets_tests/docker/test_trials.py",  # ~210 s
-    "traj2env_assets_tests/families/test_jest_verifier.py",  # ~200 s
-    "traj2env_assets_tests/docker/test_trajectory_export.py",  # ~190 s
-    "traj2env_assets_tests/docker/test_extend_floor.py",  # ~120 s
-    "traj2env_assets_tests/families/test_mocha_verifier.py",  # ~110 s
-    "traj2env_assets_tests/docker/test_harbor_run.py",  # ~100 s
-]
+# The longest first: the main command on every sample, then what reads its tasks.
+UNIT_ORDER = ["example_run"]
 
 
 # The first test of a shared unit waits for its fixture (two runs of the main command).

@@ -3,10 +3,9 @@
 xdist's ``loadgroup`` marks do not reach its scheduler under pytest 9 (it renames
 ``item._nodeid``, which pytest 9 no longer reads), so grouping is done here on the node
 ids the scheduler sees: ``loadscope`` by module instead of by class, with the modules
-that share one costly session fixture in a single unit. The longest units go first, the
-costliest first (:func:`costly_units_first`, longest-processing-time first): xdist hands
-out units in collection order, and a long unit started last keeps one worker busy while
-the other waits.
+that share one costly session fixture in a single unit. Those units are the longest, so
+they go first (:func:`costly_units_first`): xdist hands out units in collection order,
+and a long unit started last keeps one worker busy while the other waits.
 """
 
 from __future__ import annotations
@@ -23,10 +22,6 @@ class ModuleScheduling(LoadScopeScheduling):
         """``units`` names the shared unit of each merged module; any other module is its own."""
         super().__init__(config, log)
         self.units = units
-        # Keep the collection's order (costly_units_first): xdist would sort the units by
-        # their number of tests, which put the costliest modules, with few tests each, last,
-        # where one of them keeps a worker busy for minutes while the other has nothing left.
-        config.option.loadscopereorder = False
 
     def _split_scope(self, nodeid: str) -> str:
         return unit_of(nodeid, self.units)
