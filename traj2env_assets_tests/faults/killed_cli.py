@@ -126,22 +126,18 @@ def _children(pid: int) -> list[int]:
     return [child for child, ppid in _parents().items() if ppid == pid]
 
 
-def _descendants(pid: int) -> list[int]:
-    parents = _parents()
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [child for child, ppid in parents.items() if ppid == parent]
-        found += children
-        frontier += children
-    return found
-
-
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
+
+
+def _building(work: Workdir) -> bool:
+    """A ``docker buildx build`` running on a build context under ``work``."""
+    root = str(work.root)
+    pids = (int(path.name) for path in Path("/proc").glob("[0-9]*"))
+    return any("buildx" in (argv := _cmdline(pid)) and root in argv for pid in pids)
 
 
 def _run_containers(client: docker.DockerClient, work: Workdir, roles: set[str]) -> bool:
@@ -159,8 +155,10 @@ POINTS: dict[str, Point] = {
     # The first run holds its lock: conversion is its first step and, for one session,
     # lasts well under a second, so the kill lands in conversion or just after it.
     "conversion": lambda client, work, cli: any((work.home / RUN_LOCK_DIR).glob("*.lock")),
-    # A `docker buildx build` below the CLI: exact (the build is running).
-    "image_build": lambda client, work, cli: any("buildx" in _cmdline(pid) for pid in _descendants(cli.pid)),
+    # A `docker buildx build` of a context in this workspace: exact (the build is running).
+    # Found by its arguments, not by its place below the CLI, so the step process that
+    # started it may be anywhere in the process tree.
+    "image_build": lambda client, work, cli: _building(work),
     # A calibration probe container of this workspace's run: exact.
     "calibration": lambda client, work, cli: _run_containers(client, work, {"probe"}),
     # An agent or verifier container of the trial matrix: exact.
@@ -197,15 +195,19 @@ def candidate_images(work: Workdir) -> list[str]:
 
 
 def remove_images(client: docker.DockerClient, tags: list[str]) -> None:
-    """So the next run builds them (an image in use elsewhere is left: that run keeps it)."""
+    """So the next run builds them. Forced: a stopped container of an earlier run must not
+    keep the tag (the run would find the image and build nothing); a running one would, and
+    fails the call with its name."""
     for tag in tags:
         try:
-            client.images.remove(tag)
+            client.images.remove(tag, force=True)
         except docker.errors.ImageNotFound:
             pass
         except docker.errors.APIError as exc:
-            if exc.status_code != 409:
-                raise
+            holders = [c.name for c in client.containers.list(all=True, filters={"ancestor": tag})]
+            raise AssertionError(
+                f"{tag} could not be removed ({exc.explanation}); containers on it: {holders}"
+            ) from exc
 
 
 def published(work: Workdir) -> dict[str, dict[str, str]]:
