@@ -22,8 +22,8 @@ from traj2env_assets.families.build.candidates import BuildCandidate
 from traj2env_assets.families.build.family import CALIBRATION_PROBE, REFERENCE, BuildFamily, mutants_of
 from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.mutation import parse_calibration
+from traj2env_assets.stages.calibration.calibration import run_probes
 
 _FUNCTION = '''
 

@@ -42,27 +42,28 @@ import atif
 import dagster as dg
 from atif_make import convert as atif_make_convert
 
-from traj2env_assets.defs.candidates import candidates_asset
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import TRAJECTORIES
-from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import LineStats, iter_json_objects
-from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.mining import mine_partition
-from traj2env_assets.replay import replay_partition
-from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.candidates.asset import candidates_asset
+from traj2env_assets.stages.candidates.mining import mine_partition
+from traj2env_assets.stages.convert.asset import convert
+from traj2env_assets.stages.convert.conversion import convert_partition
+from traj2env_assets.stages.replay.asset import replay
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.asset import scan
+from traj2env_assets.stages.scan.gate import scan_partition
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
 # The real logs live outside the repository (traj2env_assets_tests/corpus); their rows are left out where absent.
 REAL = corpus_folder("real")
 # The stages that run a whole batch of partitions in one run (single-run backfill policy).
 REPAIR = registered_families().by_name("repair")
-CHEAP_STAGES = [trajectory_atif, scan_verdict, replay_record, candidates_asset(REPAIR)]
+CHEAP_STAGES = [convert, scan, replay, candidates_asset(REPAIR)]
 REPEATS = 15
 TARGET_RATIO = 3.0
 FLAT_AGENTS = 5

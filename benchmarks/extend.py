@@ -19,8 +19,8 @@ from traj2env_assets.families.extend.candidates import mine_extend_candidates
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.calibration import run_probes
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, write_record
+from traj2env_assets.stages.calibration.calibration import run_probes
 
 SAMPLES = Path(__file__).resolve().parents[1] / "examples" / "trajectories"
 

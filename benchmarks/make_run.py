@@ -74,17 +74,18 @@ class Side:
 
 
 Interval = tuple[float, float]
-BUILD_STEPS = ("task_images_candidate",)
+BUILD_STEPS = ("images_candidate",)
 TRIAL_STEPS = ("trials_candidate", "calibration_candidate")
 # The breakdown's stages, in order, each by the step-key fragments that mark its steps (both
-# sides' asset names); a step matching none is "publish + report".
+# sides' asset names, before and after the stages were named for their folders: ``images``
+# also matches ``task_images``); a step matching none is "publish + report".
 STAGE_STEPS = (
     (
         "cheap stages (convert … proposals)",
-        ("trajectory_atif", "scan_verdict", "replay_record", "_candidates", "llm_proposals"),
+        ("trajectory_atif", "convert", "scan", "replay", "_candidates", "candidates__", "proposals"),
     ),
-    ("image plan (task files, wheels)", ("task_images_plan",)),
-    ("image builds", ("task_images_candidate", "task_images_summary")),
+    ("image plan (task files, wheels)", ("images_plan",)),
+    ("image builds", ("images_candidate", "images_summary")),
     ("calibration", ("calibration",)),
     ("trials", ("trials",)),
 )

@@ -13,7 +13,7 @@ of probes in, then calls ``cli.main``:
   times each call (the event write: SQLite insert, asset index, run storage) and reads
   ``time.process_time()`` at each step's STEP_START and STEP_SUCCESS/FAILURE, so a step's
   CPU is the process's CPU between those two events (one thread, in-process executor);
-- each stage's core function, called by name from its asset in ``traj2env_assets/defs``
+- each stage's core function, called by name from its ``traj2env_assets/stages/<stage>/asset.py``
   (conversion ``convert_partition``, scan ``scan_partition``, replay ``replay_partition``,
   mining ``mine_partition``, proposal ``propose``, image/calibration/trials their
   ``plan_*`` and per-candidate work, publish ``publish``, report ``build_run_report`` +
@@ -68,15 +68,15 @@ FIGURES_NAME = "graph-figures.json"
 CHEAP = ("conversion", "scan", "replay")
 # Step key (its first part: an asset, or a graph-backed asset's op) -> stage shown.
 STEP_STAGES = {
-    "trajectory_atif": "conversion",
-    "scan_verdict": "scan",
-    "replay_record": "replay",
-    "llm_proposals": "proposal",
-    "task_images": "image",
+    "convert": "conversion",
+    "scan": "scan",
+    "replay": "replay",
+    "proposals": "proposal",
+    "images": "image",
     "calibration": "calibration",
     "trials": "trials",
-    "published_tasks": "publish",
-    "run_report": "report",
+    "publish": "publish",
+    "report": "report",
     "harbor_dataset": "report",
 }
 LATER = ("proposal", "image", "calibration", "trials", "publish", "report")
@@ -86,15 +86,15 @@ STEP_END = ("STEP_SUCCESS", "STEP_FAILURE", "STEP_UP_FOR_RETRY")
 
 
 def stage_of_step(step_key: str | None) -> str:
-    """The stage a step belongs to: ``task_images.task_images_candidate[x]`` -> ``image``."""
+    """The stage a step belongs to: ``images.images_candidate[x]`` -> ``image``."""
     if not step_key:
         return NO_STEP
     head = re.split(r"[.\[]", step_key)[0]
-    if head.endswith("_candidates"):
-        return f"mining ({head.removesuffix('_candidates')})"
+    if head.startswith("candidates__"):  # the op of the asset candidates/<family>
+        return f"mining ({head.removeprefix('candidates__')})"
     if head in STEP_STAGES:
         return STEP_STAGES[head]
-    if head.startswith("run_report_"):  # the report's asset checks, e.g. run_report_no_orphaned_staging
+    if head.startswith("report_"):  # the report's asset checks, e.g. report_no_orphaned_staging
         return "report"
     for suffix in ("_plan", "_candidate", "_summary"):
         if head.endswith(suffix) and head.removesuffix(suffix) in STEP_STAGES:
@@ -155,22 +155,32 @@ class _Probe:
     def install(self) -> None:
         import dagster as dg
 
-        from traj2env_assets.defs import candidates, dataset, docker_stages, ingest, proposals, publish, replay, report
+        from traj2env_assets.defs import dataset
+        from traj2env_assets.stages.calibration import asset as calibration
+        from traj2env_assets.stages.candidates import asset as candidates
+        from traj2env_assets.stages.convert import asset as convert
+        from traj2env_assets.stages.images import asset as images
+        from traj2env_assets.stages.proposals import asset as proposals
+        from traj2env_assets.stages.publish import asset as publish
+        from traj2env_assets.stages.replay import asset as replay
+        from traj2env_assets.stages.report import asset as report
+        from traj2env_assets.stages.scan import asset as scan
+        from traj2env_assets.stages.trials import asset as trials
 
         def fixed(stage: str) -> Callable[[tuple], str]:
             return lambda args: stage
 
         for module, name, stage in (
-            (ingest, "convert_partition", "conversion"),
-            (ingest, "scan_partition", "scan"),
+            (convert, "convert_partition", "conversion"),
+            (scan, "scan_partition", "scan"),
             (replay, "replay_partition", "replay"),
             (proposals, "propose", "proposal"),
-            (docker_stages, "plan_images", "image"),
-            (docker_stages, "build_candidate_image", "image"),
-            (docker_stages, "plan_calibration", "calibration"),
-            (docker_stages, "calibrate_candidate", "calibration"),
-            (docker_stages, "plan_trials", "trials"),
-            (docker_stages, "run_candidate_trials", "trials"),
+            (images, "plan_images", "image"),
+            (images, "build_candidate_image", "image"),
+            (calibration, "plan_calibration", "calibration"),
+            (calibration, "calibrate_candidate", "calibration"),
+            (trials, "plan_trials", "trials"),
+            (trials, "run_candidate_trials", "trials"),
             (publish, "publish", "publish"),
             (report, "build_run_report", "report"),
             (report, "write_run_report", "report"),
@@ -336,12 +346,12 @@ def run_loop(config: Path, workspace: Path) -> LoopRun:
     """The cheap stages' core functions over every registered file, stage after stage."""
     from traj2env_assets.config import RunSettings, load_run_config
     from traj2env_assets.families.registry import registered_families
-    from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.layout import Workspace
-    from traj2env_assets.lifecycle.mining import mine_partition
-    from traj2env_assets.replay import replay_partition
-    from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import register_sources
+    from traj2env_assets.stages.candidates.mining import mine_partition
+    from traj2env_assets.stages.convert.conversion import convert_partition
+    from traj2env_assets.stages.replay.partition import replay_partition
+    from traj2env_assets.stages.scan.gate import scan_partition
 
     settings = RunSettings.resolve(load_run_config(config), workspace)
     options = settings.options

@@ -33,14 +33,14 @@ from traj2env_assets.config import RunSettings, load_run_config
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import context_hash
 from traj2env_assets.families.registry import registered_families
-from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.images import stage_task
-from traj2env_assets.lifecycle.mining import mine_partition
 from traj2env_assets.lifecycle.status import partition_statuses
-from traj2env_assets.replay import replay_partition
-from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.candidates.mining import mine_partition
+from traj2env_assets.stages.convert.conversion import convert_partition
+from traj2env_assets.stages.images.images import stage_task
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.gate import scan_partition
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 2  # the seed's smoke run: 38 s for 2 tasks

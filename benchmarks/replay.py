@@ -31,9 +31,9 @@ import time
 from pathlib import Path
 
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.formats.stage import trajectory_json
 from traj2env_assets.replay import ReplayRecord, write_record
-from traj2env_assets.replay.stage import replay_file
+from traj2env_assets.stages.convert.conversion import trajectory_json
+from traj2env_assets.stages.replay.partition import replay_file
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 
 # The largest real log: outside the repository (traj2env_assets_tests/corpus), None where absent.

@@ -202,13 +202,13 @@ def _mined(families: list[str], shapes: list[Shape]) -> dict[Shape, list[str | N
     """Each shape's candidates' drop reasons at mining (None: live), from the cheap stages'
     core functions on a scratch workspace (seconds: no Docker, no Dagster)."""
     from traj2env_assets.families.registry import registered_families
-    from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.layout import Workspace
-    from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
-    from traj2env_assets.replay import replay_partition
-    from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import load_registry, register_sources
+    from traj2env_assets.stages.candidates.mining import mine_partition
+    from traj2env_assets.stages.convert.conversion import convert_partition
+    from traj2env_assets.stages.replay.partition import replay_partition
+    from traj2env_assets.stages.scan.gate import scan_partition
 
     with tempfile.TemporaryDirectory(prefix="traj2env-scale-shapes-") as folder:
         root = Path(folder)
@@ -486,7 +486,7 @@ def read_outputs(workspace: Path, run: CountRun) -> None:
         data = json.loads(report.read_text(encoding="utf-8"))
         run.inputs = len(data["inputs"])
         run.candidates = len(data["candidates"])
-        run.live = sum(1 for candidate in data["candidates"] if candidate.get("dropped_at") != "mining")
+        run.live = sum(1 for candidate in data["candidates"] if candidate.get("dropped_at") != "candidates")
         run.published = sum(1 for candidate in data["candidates"] if candidate.get("kept"))
 
 

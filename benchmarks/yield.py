@@ -6,10 +6,10 @@
 
 Runs ``traj2env generate`` on DIR (a config written to a temporary file; the workspace is
 W, or a new temporary folder that is kept and printed), or reads the report.json of an
-earlier run. Then prints, from that report (``traj2env_assets/report.py`` owns its format):
+earlier run. Then prints, from that report (``traj2env_assets/stages/report/report.py`` owns its format):
 
-- the funnel per family: candidates, then how many passed each lifecycle stage (mining,
-  proposal, image, calibration, trials, publish);
+- the funnel per family: candidates found, then how many passed each lifecycle stage (candidates,
+  proposals, images, calibration, trials, publish);
 - every drop reason, per family and stage, with its count and ONE example: the session
   file, where in it (the step/command/request numbers the candidate records) and the
   detail text, so the next cause to fix is one command away;
@@ -33,7 +33,7 @@ from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from traj2env_assets.lifecycle.status import STAGES
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 DEFAULT_FAMILIES = "repair,build,extend"
 DESTINATION = "trajectory-tasks"
@@ -93,12 +93,12 @@ def furthest_stage(candidate: CandidateRecord) -> int:
 
 
 def funnel_table(report: RunReport, families: list[str]) -> Table:
-    table = Table(title="funnel per family (candidates, then how many passed each stage)")
+    table = Table(title="funnel per family (candidates found, then how many passed each stage)")
     table.add_column("stage")
     for family in families:
         table.add_column(family, justify="right")
     by_family = {family: [c for c in report.candidates if c.family == family] for family in families}
-    table.add_row("candidates", *(str(len(by_family[f])) for f in families))
+    table.add_row("found", *(str(len(by_family[f])) for f in families))
     for index, stage in enumerate(STAGES):
         table.add_row(stage, *(str(sum(1 for c in by_family[f] if furthest_stage(c) >= index)) for f in families))
     return table
@@ -145,18 +145,18 @@ def drop_reasons(report: RunReport) -> list[Reason]:
             add("", stage, item.reason, item.path, "", item.detail, item.partition_key)
             continue
         for family, reason in item.mining_skipped.items():
-            add(family, "mining", reason, item.path, "", None, item.partition_key)
+            add(family, "candidates", reason, item.path, "", None, item.partition_key)
     for candidate in report.candidates:
         if candidate.reason and not candidate.kept:
             session = sessions.get(candidate.partition_key, candidate.partition_key)
             where = (
                 _where(candidate)
-                if not found.get((candidate.family, candidate.dropped_at or "mining", candidate.reason))
+                if not found.get((candidate.family, candidate.dropped_at or "candidates", candidate.reason))
                 else ""
             )
             add(
                 candidate.family,
-                candidate.dropped_at or "mining",
+                candidate.dropped_at or "candidates",
                 candidate.reason,
                 session,
                 where,

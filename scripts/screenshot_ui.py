@@ -30,7 +30,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from traj2env_assets_tests.deploy.browser import dismiss_first_visit_dialog, headless_chromium
 
 # Assets that must be drawn before the screenshot is taken: both ends of the graph.
-EXPECT = ["trajectory_atif", "published_tasks", "run_report"]
+EXPECT = ["convert", "publish", "report"]
 GROUPS = ["ingest", "report"]
 
 

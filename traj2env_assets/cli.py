@@ -39,9 +39,9 @@ from traj2env_assets.harbor.validate_command import add_validate_command
 from traj2env_assets.layout import DEFAULT_WORKSPACE, Workspace
 from traj2env_assets.quality.review_command import add_review_command
 from traj2env_assets.quality.rollout_command import add_rollout_command
-from traj2env_assets.report import REPORT_FILE, RunReport
 from traj2env_assets.run_progress import StageCounter, StageProgress, print_summary
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.report.report import REPORT_FILE, RunReport
 from traj2env_assets.trajectory_export.export import export_spec
 from traj2env_assets.trajectory_export.wheelhouse import WheelhouseError
 

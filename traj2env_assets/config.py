@@ -68,7 +68,7 @@ class PipelineOptions(BaseModel):
     @classmethod
     def _known_finding_ids(cls, value: list[str]) -> list[str]:
         # Imported here: atif-scan is optional; without it the gate never runs.
-        from traj2env_assets.scan_gate import known_finding_ids
+        from traj2env_assets.stages.scan.gate import known_finding_ids
 
         known = known_finding_ids()
         unknown = [item for item in value if known is not None and item not in known]

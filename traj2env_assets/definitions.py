@@ -7,16 +7,16 @@ resource and to the factories of the per-family assets.
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from typing import Protocol, cast
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset, candidates_asset_name
 from traj2env_assets.defs.dataset import harbor_dataset
 from traj2env_assets.defs.docker import DockerEngineResource, base_images
-from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, calibration, task_images, trials
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER
 from traj2env_assets.defs.jobs import (
     PIPELINE_JOB,
     base_images_job,
@@ -25,29 +25,32 @@ from traj2env_assets.defs.jobs import (
     trajectory_spec_job,
 )
 from traj2env_assets.defs.llm import LlmResource
-from traj2env_assets.defs.proposals import llm_proposals_asset
-from traj2env_assets.defs.publish import published_tasks
-from traj2env_assets.defs.replay import replay_record
-from traj2env_assets.defs.report import no_orphaned_staging, report_matches_stage_files, run_report
 from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.families.registry import Families, registered_families
+from traj2env_assets.stages import PER_TRAJECTORY_STAGES, STAGES, StageName
+from traj2env_assets.stages.candidates.asset import candidates_asset_key
+from traj2env_assets.stages.report.asset import no_orphaned_staging, report_matches_stage_files
+
+
+class StageAssetModule(Protocol):
+    """What every ``traj2env_assets/stages/<stage>/asset.py`` provides."""
+
+    def assets(self, families: Families) -> list[dg.AssetsDefinition]:
+        """The stage's assets, given the families in play."""
+        ...
+
+
+def assets_of(stage: StageName, families: Families) -> list[dg.AssetsDefinition]:
+    """A stage's assets, from its folder's asset module: the folder is named for the stage."""
+    module = cast(StageAssetModule, importlib.import_module(f"traj2env_assets.stages.{stage}.asset"))
+    return module.assets(families)
 
 
 def stage_assets(families: Families) -> list[dg.AssetsDefinition]:
     """The assets partitioned by trajectory, in stage order; one candidates asset per family."""
-    return [
-        trajectory_atif,
-        scan_verdict,
-        replay_record,
-        *(candidates_asset(family) for family in families),
-        llm_proposals_asset(families),
-        task_images,
-        calibration,
-        trials,
-        published_tasks,
-    ]
+    return [asset for stage in PER_TRAJECTORY_STAGES for asset in assets_of(stage, families)]
 
 
 def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) -> dg.JobDefinition:
@@ -56,7 +59,7 @@ def pipeline_job(defs: dg.Definitions, families: Families, selected: list[str]) 
     each of which would be a step per batch, and a materialization per trajectory,
     recording only that it was not selected."""
     job = defs.resolve_job_def(PIPELINE_JOB)
-    left_out = {dg.AssetKey(candidates_asset_name(f)) for f in families if f.name not in selected}
+    left_out = {candidates_asset_key(f) for f in families if f.name not in selected}
     if not left_out:
         return job
     return job.get_subset(asset_selection={key for asset in stage_assets(families) for key in asset.keys} - left_out)
@@ -74,7 +77,12 @@ def build_definitions(
     # A selected name outside the collection fails here, not in the run's first step.
     families.selected(pipeline.options().families)
     return dg.Definitions(
-        assets=[*stage_assets(families), base_images, run_report, harbor_dataset, trajectory_spec],
+        assets=[
+            *(asset for stage in STAGES for asset in assets_of(stage, families)),
+            base_images,
+            harbor_dataset,
+            trajectory_spec,
+        ],
         asset_checks=[report_matches_stage_files, no_orphaned_staging],
         sensors=[trajectory_folder_sensor, report_refresh_sensor],
         jobs=[trajectory_pipeline_job, run_report_job, base_images_job, trajectory_spec_job],

@@ -15,9 +15,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 from rich.text import Text
 
-from traj2env_assets.funnel import PROGRESS_STAGES, funnel_frame, progress_counts, skip_reasons_frame
 from traj2env_assets.layout import Workspace
-from traj2env_assets.report import RunReport, build_run_report
+from traj2env_assets.stages.report.funnel import PROGRESS_STAGES, funnel_frame, progress_counts, skip_reasons_frame
+from traj2env_assets.stages.report.report import RunReport, build_run_report
 
 if TYPE_CHECKING:
     import pandas as pd

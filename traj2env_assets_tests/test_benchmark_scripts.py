@@ -98,13 +98,13 @@ def test_make_run_counts_trial_time_beside_another_run_s_builds_once() -> None:
 def test_make_run_breaks_a_cold_run_down_by_stage_and_the_wall_outside_any_step(tmp_path: Path) -> None:
     make_run = _load_benchmark("make_run")
     steps = [
-        make_run.Step("a", "scan_verdict", (0.0, 1.0)),
-        make_run.Step("b", "repair_candidates", (0.5, 2.0)),
-        make_run.Step("a", "task_images.task_images_candidate[x]", (3.0, 5.0)),
+        make_run.Step("a", "scan", (0.0, 1.0)),
+        make_run.Step("b", "candidates__repair", (0.5, 2.0)),
+        make_run.Step("a", "images.images_candidate[x]", (3.0, 5.0)),
         make_run.Step("a", "calibration.calibration_candidate[x]", (5.0, 6.0)),
         make_run.Step("a", "trials.trials_candidate[x]", (6.0, 10.0)),
         make_run.Step("b", "trials.trials_candidate[y]", (10.0, 12.0)),
-        make_run.Step("c", "run_report", (13.0, 14.0)),
+        make_run.Step("c", "report", (13.0, 14.0)),
     ]
     rows = {row.stage: row for row in make_run.stage_breakdown(steps, wall_s=15.0)}
     cheap = rows["cheap stages (convert … proposals)"]
@@ -130,13 +130,13 @@ def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined
     from fractions import Fraction
 
     from traj2env_assets.families.registry import registered_families
-    from traj2env_assets.formats.stage import convert_partition
     from traj2env_assets.layout import Workspace
-    from traj2env_assets.lifecycle.mining import mine_partition
     from traj2env_assets.lifecycle.status import partition_statuses
-    from traj2env_assets.replay import replay_partition
-    from traj2env_assets.scan_gate import scan_partition
     from traj2env_assets.sources import load_registry, register_sources
+    from traj2env_assets.stages.candidates.mining import mine_partition
+    from traj2env_assets.stages.convert.conversion import convert_partition
+    from traj2env_assets.stages.replay.partition import replay_partition
+    from traj2env_assets.stages.scan.gate import scan_partition
 
     scale = _load_benchmark("scale")
     try:

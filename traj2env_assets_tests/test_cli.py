@@ -171,8 +171,8 @@ def test_generate_runs_the_graph_shows_stage_counts_and_ends_with_the_funnel(
     # Only the selected family's candidates asset ran: the others' steps would record nothing.
     with dagster_instance(tmp_path / "ws") as instance:
         materialized = {key.to_user_string() for key in instance.get_asset_keys()}
-    assert "repair_candidates" in materialized and "replay_record" in materialized
-    assert not {"build_candidates", "extend_candidates", "qa_candidates"} & materialized
+    assert "candidates/repair" in materialized and "replay" in materialized
+    assert not {"candidates/build", "candidates/extend", "candidates/qa"} & materialized
     assert list(cwd.iterdir()) == []
     assert "DAGSTER_HOME" not in os.environ
 

@@ -13,7 +13,6 @@ import dagster as dg
 import pytest
 
 from traj2env_assets.definitions import build_definitions, defs
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.jobs import REPORT_JOB
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import pool_limits
@@ -27,6 +26,8 @@ from traj2env_assets.defs.sensors import (
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.layout import Workspace
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.asset import convert
+from traj2env_assets.stages.scan.asset import scan
 from traj2env_assets_tests.formats import real_shapes
 
 # The partition key of the Claude Code edit-variants log (its session id).
@@ -54,7 +55,7 @@ def _resources(tmp_path: Path, source: Path) -> dict[str, dg.ConfigurableResourc
 def test_definitions_load() -> None:
     dg.Definitions.validate_loadable(defs)
     keys = {key.to_user_string() for key in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert {"trajectory_atif", "scan_verdict", "run_report"} <= keys
+    assert {"convert", "scan", "report"} <= keys
 
 
 def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
@@ -67,19 +68,17 @@ def test_materialize_one_partition_writes_stage_files(tmp_path: Path) -> None:
     assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [key])
     result = dg.materialize(
-        [trajectory_atif, scan_verdict], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
+        [convert, scan], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
     )
     assert result.success
     assert (workspace.root / "conversion" / key / "trajectory.json").is_file()
     verdict = json.loads((workspace.root / "scan" / key / "verdict.json").read_text())
     assert verdict["outcome"] == "clean"
-    meta = result.asset_materializations_for_node("trajectory_atif")[0].metadata
+    meta = result.asset_materializations_for_node("convert")[0].metadata
     steps = convert_source(log).record.steps
     assert meta["format"].value == "pi" and meta["steps"].value == steps > 0 and meta["cached"].value is False
-    rerun = dg.materialize(
-        [trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
-    )
-    assert rerun.asset_materializations_for_node("trajectory_atif")[0].metadata["cached"].value is True
+    rerun = dg.materialize([convert], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
+    assert rerun.asset_materializations_for_node("convert")[0].metadata["cached"].value is True
 
 
 def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
@@ -106,26 +105,26 @@ def test_range_run_records_each_partitions_own_metadata(tmp_path: Path) -> None:
     steps: dict[str, int] = {}
     for key in keys:
         record = instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey("trajectory_atif"), asset_partitions=[key]), limit=1
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("convert"), asset_partitions=[key]), limit=1
         ).records[0]
         assert record.asset_materialization is not None
         value = record.asset_materialization.metadata["steps"].value
         assert isinstance(value, int)
         steps[key] = value
     assert sorted(steps.values()) == expected_steps
-    for asset in ("trajectory_atif", "scan_verdict", "replay_record", "repair_candidates"):
+    for asset in ("convert", "scan", "replay", "candidates/repair"):
         ranged = {key: _data_version(instance, asset, key) for key in keys}
         assert len(set(ranged.values())) == len(keys), f"{asset}: partitions share a data version"
     # A partition run on its own gets the very version the range run recorded for it.
     job.execute_in_process(instance=instance, partition_key=keys[1])
-    for asset in ("trajectory_atif", "replay_record", "repair_candidates"):
+    for asset in ("convert", "replay", "candidates/repair"):
         alone = _data_version(instance, asset, keys[1])
         assert alone == ranged_versions(instance, asset, keys[1], before=1)
 
 
 def _records(instance: dg.DagsterInstance, asset: str, key: str, limit: int) -> Sequence[dg.EventLogRecord]:
     return instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[key]), limit=limit
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(asset), asset_partitions=[key]), limit=limit
     ).records
 
 
@@ -231,9 +230,7 @@ def test_a_partition_added_by_hand_is_registered_when_it_converts(tmp_path: Path
     instance = dg.DagsterInstance.ephemeral()
     assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [key])
-    result = dg.materialize(
-        [trajectory_atif], instance=instance, partition_key=key, resources=_resources(tmp_path, source)
-    )
+    result = dg.materialize([convert], instance=instance, partition_key=key, resources=_resources(tmp_path, source))
     assert result.success
     record = json.loads((tmp_path / "ws" / "conversion" / key / "record.json").read_text())
     assert record["status"] == "converted"
@@ -275,7 +272,7 @@ def test_dagster_cli_materializes_one_partition(tmp_path: Path) -> None:
             "-m",
             "traj2env_assets.definitions",
             "--select",
-            "trajectory_atif",
+            "convert",
             "--partition",
             key,
         ],

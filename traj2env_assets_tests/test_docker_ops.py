@@ -55,7 +55,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
             partition_key=ref.partition_key,
             task_id=ref.task_id,
             reward_kind="binary",
-            reached="image",
+            reached="images",
         )
 
     @dg.asset(partitions_def=trajectories, name="before_stage")
@@ -64,9 +64,8 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
 
     stage = docker_stage_asset(
         DockerStage(
-            name="flaky_stage",
+            stage="images",
             upstream="before_stage",
-            stage="image",
             pool="test_docker",
             group="test",
             description="test",
@@ -101,7 +100,7 @@ def test_a_transient_engine_error_retries_the_candidates_step(tmp_path: Path) ->
     assert result.success
     assert attempts["t1"] == 2
     retried = [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
-    assert [e.step_key for e in retried] == ["flaky_stage.flaky_stage_candidate[repair__t1]"]
+    assert [e.step_key for e in retried] == ["images.images_candidate[repair__t1]"]
 
 
 def test_any_other_error_fails_the_step_without_a_retry(tmp_path: Path) -> None:

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from traj2env_assets.funnel import (
+from traj2env_assets.lifecycle.status import Stage
+from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.funnel import (
     FUNNEL_STAGES,
     funnel_frame,
     progress_counts,
     skip_reasons_frame,
     write_funnel_files,
 )
-from traj2env_assets.lifecycle.status import Stage
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
-from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 
 def _candidate(
@@ -51,11 +51,13 @@ def _report() -> RunReport:
     candidates = [
         _candidate("repair", "publish"),
         _candidate("repair", "calibration", "trials", "trials_failed"),
-        _candidate("repair", "image", "calibration", "calibration_failed"),
-        _candidate("repair", "proposal", "image", "image_build_failed"),
-        _candidate("repair", None, "mining", "check_not_verifiable"),
+        _candidate("repair", "images", "calibration", "calibration_failed"),
+        _candidate("repair", "proposals", "images", "image_build_failed"),
+        _candidate("repair", None, "candidates", "check_not_verifiable"),
         _candidate("toy", "calibration", "trials", "trials_failed"),
-        _candidate("toy", None, "mining", "duplicate_of").model_copy(update={"duplicate_of": "toy-calibration-trials"}),
+        _candidate("toy", None, "candidates", "duplicate_of").model_copy(
+            update={"duplicate_of": "toy-calibration-trials"}
+        ),
     ]
     rejected = [RejectedSource(path=name, reason="empty_file", detail="") for name in ("e", "f")]
     return RunReport(generated_at="now", workspace="/w", inputs=inputs, rejected_inputs=rejected, candidates=candidates)
@@ -75,8 +77,8 @@ def test_skip_reasons_most_frequent_first_with_family_and_stage() -> None:
     rows = list(skips.itertuples(index=False, name=None))
     assert rows[0] == ("", "input", "empty_file", 2)
     assert ("", "gate", "gate", 1) in rows and ("", "conversion", "no_steps", 1) in rows
-    assert ("toy", "trials", "trials_failed", 1) in rows and ("toy", "mining", "no_candidate", 1) in rows
-    assert ("repair", "mining", "check_not_verifiable", 1) in rows
+    assert ("toy", "trials", "trials_failed", 1) in rows and ("toy", "candidates", "no_candidate", 1) in rows
+    assert ("repair", "candidates", "check_not_verifiable", 1) in rows
     assert skips["count"].is_monotonic_decreasing and len(rows) == 11
 
 

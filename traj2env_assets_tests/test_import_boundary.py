@@ -1,5 +1,9 @@
-"""The domain core never imports dagster; only the Dagster glue does. The Docker plumbing
-(docker_engine) imports nothing above it."""
+"""The domain core never imports dagster; only the Dagster modules do: each stage's asset
+module (``stages/<stage>/asset.py``), the one glue folder ``defs/`` (resources, jobs,
+sensors, partitions, pools, the materialization helpers), the code location and the CLI.
+Arrows point down only: the code location imports the asset modules, an asset module the
+glue and the domain code, the glue the domain code; the domain code imports neither.
+The Docker plumbing (docker_engine) imports nothing above it."""
 
 from __future__ import annotations
 
@@ -11,13 +15,44 @@ import pytest
 import traj2env_assets
 
 PACKAGE = Path(traj2env_assets.__file__).parent
-# The Dagster glue: asset, sensor and resource modules, the code location, and the CLI
-# (which drives an in-process Dagster run).
-DAGSTER_MODULES = {"defs", "definitions.py", "cli.py"}
+GLUE = "defs"
+# The code location and the CLI (which drives an in-process Dagster run) sit above the rest.
+ROOTS = ("definitions.py", "cli.py")
+DAGSTER = {"dagster", "dagster_docker", "dagster_webserver"}
+
+
+def _is_asset_module(parts: tuple[str, ...]) -> bool:
+    return len(parts) == 3 and parts[0] == "stages" and parts[2] == "asset.py"
+
+
+def _is_dagster_module(path: Path) -> bool:
+    parts = path.relative_to(PACKAGE).parts
+    return parts[0] in (GLUE, *ROOTS) or _is_asset_module(parts)
 
 
 def _core_modules() -> list[Path]:
-    return [path for path in PACKAGE.rglob("*.py") if path.relative_to(PACKAGE).parts[0] not in DAGSTER_MODULES]
+    return [path for path in PACKAGE.rglob("*.py") if not _is_dagster_module(path)]
+
+
+def _glue_modules() -> list[Path]:
+    return sorted((PACKAGE / GLUE).rglob("*.py"))
+
+
+def _is_asset_module_name(module: str) -> bool:
+    parts = module.split(".")
+    return len(parts) == 4 and parts[:2] == ["traj2env_assets", "stages"] and parts[3] == "asset"
+
+
+def _is_glue_or_root(module: str) -> bool:
+    return (
+        module == f"traj2env_assets.{GLUE}"
+        or module.startswith(f"traj2env_assets.{GLUE}.")
+        or module
+        in {
+            "traj2env_assets.definitions",
+            "traj2env_assets.cli",
+        }
+    )
 
 
 def _imported_roots(path: Path) -> set[str]:
@@ -27,43 +62,45 @@ def _imported_roots(path: Path) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             roots.add(node.module.split(".")[0])
-        elif (
-            isinstance(node, ast.ImportFrom)
-            and node.level > 0
-            and node.module
-            and node.module.split(".")[0] in {"defs", "definitions", "cli"}
-        ):
-            roots.add("traj2env_assets.defs")
     return roots
 
 
 def test_core_modules_exist() -> None:
     assert len(_core_modules()) >= 3
+    assert len([path for path in PACKAGE.rglob("asset.py") if _is_dagster_module(path)]) == 10
 
 
 def test_core_never_imports_dagster() -> None:
     offenders = {
-        str(path.relative_to(PACKAGE)): sorted(roots & {"dagster", "dagster_docker", "dagster_webserver"})
+        str(path.relative_to(PACKAGE)): sorted(roots & DAGSTER)
         for path in _core_modules()
-        if (roots := _imported_roots(path)) & {"dagster", "dagster_docker", "dagster_webserver"}
+        if (roots := _imported_roots(path)) & DAGSTER
     }
     assert offenders == {}
 
 
-def test_core_never_imports_the_dagster_glue() -> None:
-    offenders = []
-    for path in _core_modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.ImportFrom)
-                and node.module
-                and (
-                    node.module.startswith("traj2env_assets.defs")
-                    or node.module in {"traj2env_assets.definitions", "traj2env_assets.cli"}
-                )
-            ):
-                offenders.append(str(path.relative_to(PACKAGE)))
-    assert offenders == []
+def test_core_never_imports_the_dagster_modules() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): upward
+        for path in _core_modules()
+        if (upward := sorted(m for m in _package_imports(path) if _is_glue_or_root(m) or _is_asset_module_name(m)))
+    }
+    assert offenders == {}
+
+
+def test_the_glue_never_imports_an_asset_module_or_the_code_location() -> None:
+    offenders = {
+        str(path.relative_to(PACKAGE)): upward
+        for path in _glue_modules()
+        if (
+            upward := sorted(
+                m
+                for m in _package_imports(path)
+                if _is_asset_module_name(m) or m in {"traj2env_assets.definitions", "traj2env_assets.cli"}
+            )
+        )
+    }
+    assert offenders == {}
 
 
 # docker_engine is the Docker plumbing the rest builds on: it imports itself, run_locks and
@@ -79,9 +116,8 @@ def _package_imports(path: Path) -> set[str]:
             modules.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0 and node.module, f"{path}: relative import"
-            if node.module == "traj2env_assets":
-                modules.update(f"traj2env_assets.{alias.name}" for alias in node.names)
-            modules.add(node.module)
+            # ``from a.b import c``: c may be a module (``from traj2env_assets.stages.scan import asset``).
+            modules.update({node.module, *(f"{node.module}.{alias.name}" for alias in node.names)})
     return {module for module in modules if module.startswith("traj2env_assets.")}
 
 

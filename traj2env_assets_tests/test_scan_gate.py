@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from traj2env_assets import scan_gate
 from traj2env_assets.config import ConfigError, load_run_config
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.layout import Workspace
-from traj2env_assets.report import input_record
-from traj2env_assets.scan_gate import scan_trajectory
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.conversion import convert_partition
+from traj2env_assets.stages.report.report import input_record
+from traj2env_assets.stages.scan import gate as scan_gate
+from traj2env_assets.stages.scan.gate import scan_trajectory
 from traj2env_assets_tests.formats import real_shapes
 from traj2env_assets_tests.formats.logs import codex_line, write_jsonl
 

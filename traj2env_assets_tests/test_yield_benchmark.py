@@ -9,8 +9,8 @@ from pathlib import Path
 from types import ModuleType
 
 from traj2env_assets.replay import ReplayFidelity
-from traj2env_assets.report import CandidateRecord, InputRecord, RunReport
 from traj2env_assets.sources import RejectedSource
+from traj2env_assets.stages.report.report import CandidateRecord, InputRecord, RunReport
 
 SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "yield.py"
 
@@ -70,7 +70,7 @@ def test_funnel_reasons_and_fidelity_from_a_report(tmp_path: Path) -> None:
                 evidence={"candidate": str(candidate_file)},
             ),
             _candidate("t2", dropped_at="calibration", reason="check_fails_differently", detail="second"),
-            _candidate("t3", dropped_at="mining", reason="fix_files_lost", detail="lost"),
+            _candidate("t3", dropped_at="candidates", reason="fix_files_lost", detail="lost"),
             _candidate("t4", status="published", kept=True, reached="publish", published_path="/tasks/t4"),
         ],
     )
@@ -86,7 +86,7 @@ def test_funnel_reasons_and_fidelity_from_a_report(tmp_path: Path) -> None:
     )
     assert first.example == ("/logs/a.jsonl", "fail_command_index=4 pass_command_index=9", "first")
     assert {(r.family, r.stage, r.reason) for r in reasons[1:]} == {
-        ("repair", "mining", "fix_files_lost"),
+        ("repair", "candidates", "fix_files_lost"),
         ("", "conversion", "unrecognised_format"),
         ("", "input", "not_a_regular_file"),
     }
@@ -94,11 +94,11 @@ def test_funnel_reasons_and_fidelity_from_a_report(tmp_path: Path) -> None:
         list(row)
         for row in zip(*(column.cells for column in benchmark.funnel_table(report, ["repair"]).columns), strict=True)
     ]
-    assert rows[0] == ["candidates", "4"]
+    assert rows[0] == ["found", "4"]
     assert dict(rows[1:]) == {
-        "mining": "3",
-        "proposal": "3",
-        "image": "3",
+        "candidates": "3",
+        "proposals": "3",
+        "images": "3",
         "calibration": "1",
         "trials": "1",
         "publish": "1",

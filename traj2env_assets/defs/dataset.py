@@ -9,7 +9,7 @@ from traj2env_assets.harbor.dataset import MANIFEST_FILE, write_dataset
 @dg.asset(
     group_name="publish",
     kinds={"harbor", "json"},
-    deps=["published_tasks"],
+    deps=["publish"],
     description="dataset.json (task ids, families, source traces, content hashes, splits) and "
     "splits.json (persisted source → train/test) next to the published tasks.",
 )

@@ -2,18 +2,18 @@
 
 import dagster as dg
 
+from traj2env_assets.stages import PER_TRAJECTORY_STAGES
+
 PIPELINE_JOB = "trajectory_pipeline"
 REPORT_JOB = "run_report_job"
 BASE_IMAGES_JOB = "base_images_job"
 TRAJECTORY_SPEC_JOB = "trajectory_spec_job"
 
-# Every stage partitioned by trajectory: all but the unpartitioned report, dataset, base
-# images and the optional Trajectory spec.
-PER_TRAJECTORY_ASSETS = dg.AssetSelection.all().materializable() - dg.AssetSelection.keys(
-    "run_report", "base_images", "harbor_dataset", "trajectory_spec"
-)
+# Every stage partitioned by trajectory, by key prefix: the candidates stage's assets are
+# keyed ``candidates/<family>``, one per family in play.
+PER_TRAJECTORY_ASSETS = dg.AssetSelection.key_prefixes(*([stage] for stage in PER_TRAJECTORY_STAGES))
 
 trajectory_pipeline_job = dg.define_asset_job(PIPELINE_JOB, selection=PER_TRAJECTORY_ASSETS)
-run_report_job = dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.keys("run_report", "harbor_dataset"))
+run_report_job = dg.define_asset_job(REPORT_JOB, selection=dg.AssetSelection.keys("report", "harbor_dataset"))
 base_images_job = dg.define_asset_job(BASE_IMAGES_JOB, selection=dg.AssetSelection.keys("base_images"))
 trajectory_spec_job = dg.define_asset_job(TRAJECTORY_SPEC_JOB, selection=dg.AssetSelection.keys("trajectory_spec"))

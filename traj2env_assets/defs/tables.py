@@ -34,8 +34,8 @@ _COMMON: list[Column] = [
     ("reason", "string", lambda s: s.drop.reason if s.drop else None),
 ]
 _STAGE_COLUMNS: dict[Stage, list[Column]] = {
-    "mining": [("facts", "string", lambda s: _facts(s.facts))],
-    "proposal": [
+    "candidates": [("facts", "string", lambda s: _facts(s.facts))],
+    "proposals": [
         ("prompt", "string", lambda s: f"{s.proposal.prompt} v{s.proposal.prompt_version}" if s.proposal else None),
         ("cache_hit", "bool", lambda s: s.proposal.cache_hit if s.proposal else None),
         ("model_calls", "int", lambda s: s.proposal.usage.calls if s.proposal else None),
@@ -44,7 +44,7 @@ _STAGE_COLUMNS: dict[Stage, list[Column]] = {
         ("decline", "string", lambda s: s.proposal.decline_reason if s.proposal else None),
         ("raw_reply", "string", lambda s: s.proposal.raw_reply_path if s.proposal else None),
     ],
-    "image": [
+    "images": [
         ("image", "string", lambda s: s.image.tag if s.image else None),
         ("built", "bool", lambda s: s.image.built if s.image else None),
         ("seconds", "float", lambda s: s.image.seconds if s.image else None),

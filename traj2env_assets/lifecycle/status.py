@@ -19,17 +19,30 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Drop, Fact, Family, RewardKind
 from traj2env_assets.layout import CandidateLayout, Workspace
 from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.stages import CANDIDATE_STAGES, CandidateStage
 
-Stage = Literal["mining", "proposal", "image", "calibration", "trials", "publish"]
-STAGES: tuple[Stage, ...] = ("mining", "proposal", "image", "calibration", "trials", "publish")
+Stage = CandidateStage
+STAGES = CANDIDATE_STAGES
+
+# The names status files and report.json gave three stages before the stages were named for
+# their folders: such files still load, so an existing workspace's warm rerun does no work.
+_FORMER_STAGE_NAMES = {"mining": "candidates", "proposal": "proposals", "image": "images"}
+
+
+def _current_stage_name(value: object) -> object:
+    return _FORMER_STAGE_NAMES.get(value, value) if isinstance(value, str) else value
+
+
+RecordedStage = Annotated[Stage, BeforeValidator(_current_stage_name)]
+"""A stage name as a file records it, former names included."""
 
 
 _VOLATILE_FIELDS = {"built", "seconds", "cache_hit", "usage", "shared", "cache_key"}
@@ -131,12 +144,12 @@ class CandidateStatus(BaseModel):
     partition_key: str
     task_id: str
     reward_kind: RewardKind
-    reached: Stage | None = None
+    reached: RecordedStage | None = None
     """The last stage the candidate passed in its latest walk through the stages (None:
-    dropped by mining; None is the default because status files omit empty fields). A
+    dropped by the candidates stage; None is the default because status files omit empty fields). A
     dropped candidate reached the stage before the one that dropped it."""
     drop: Drop | None = None
-    dropped_at: Stage | None = None
+    dropped_at: RecordedStage | None = None
     facts: dict[str, Fact] = Field(default_factory=dict)
     work_key: str | None = None
     """What makes two candidates one task (``traj2env_assets.quality.duplicates``)."""
@@ -163,9 +176,9 @@ class CandidateStatus(BaseModel):
         """What the stage decided for this candidate, without timings and cache flags: equal
         fingerprints on a rerun mean the stage's output did not change."""
         record = {
-            "mining": self.facts,
-            "proposal": self.proposal,
-            "image": self.image,
+            "candidates": self.facts,
+            "proposals": self.proposal,
+            "images": self.image,
             "calibration": self.calibration,
             "trials": self.trials,
             "publish": self.published_path,

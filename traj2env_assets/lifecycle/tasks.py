@@ -11,7 +11,6 @@ from pathlib import PurePath
 
 from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.families.contract import CandidateRejected, Drop, Family, TaskSource
-from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.secrets import METADATA_FILES, SECRET_IN_TASK, Redaction, describe, redact_task_spec
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.layout import Workspace
@@ -19,8 +18,9 @@ from traj2env_assets.lifecycle.status import CandidateStatus, read_candidate, re
 from traj2env_assets.quality.effort import EffortWindow, SessionEffort, measure_effort, window_steps
 from traj2env_assets.replay.models import ReplayRecordFile
 from traj2env_assets.replay.record import read_record_file
-from traj2env_assets.replay.stage import read_repository
 from traj2env_assets.repositories import RepositoryMetadata, RepositoryRecord
+from traj2env_assets.stages.convert.conversion import read_conversion
+from traj2env_assets.stages.replay.partition import read_repository
 
 
 def task_spec_for(workspace: Workspace, family: Family, status: CandidateStatus, org: str) -> TaskSpec:

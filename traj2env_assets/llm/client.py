@@ -13,9 +13,9 @@ that validates against a pydantic model::
 Each call goes: reply cache (free) → spend ledger admission → LiteLLM → judge the reply →
 cache it if it is complete and valid → add its usage to the run's ledger.
 
-``propose_only``: the client only makes calls and fills the cache. The ``llm_proposals``
+``propose_only``: the client only makes calls and fills the cache. The ``proposals``
 asset runs as usual; the Docker stages after it plan no work (``defs/docker_stages.py``),
-so candidates stay ``passed_proposal`` and nothing is built or started. A later run
+so candidates stay ``passed_proposals`` and nothing is built or started. A later run
 without ``propose_only`` then reuses every proposal and makes no call.
 """
 

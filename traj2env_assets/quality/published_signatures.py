@@ -1,7 +1,7 @@
 """Each published task's project and near-duplicate signature, kept in the workspace so a
 publish reads every task already published once, not once per task it publishes.
 
-The caps (``lifecycle.publishing``) compare the task being published with every published
+The caps (``stages.publish.publishing``) compare the task being published with every published
 task of its project; signing a task reads all its files and diffs its solution, so signing
 every peer on every publish grows with the square of the dataset. A published task folder
 is written once (moved into place whole), so its ``task.toml``'s inode, size and mtime say

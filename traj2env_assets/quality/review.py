@@ -15,7 +15,6 @@ from typing import Literal
 from pydantic import BaseModel
 
 from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
-from traj2env_assets.funnel import refresh_dataset_quality
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
     Decision,
@@ -26,6 +25,7 @@ from traj2env_assets.harbor.dataset import (
     write_dataset,
 )
 from traj2env_assets.layout import TaskLayout
+from traj2env_assets.stages.report.funnel import refresh_dataset_quality
 
 LABELS: dict[Decision, Literal["verified", "unverified"]] = {"accept": "verified", "reject": "unverified"}
 

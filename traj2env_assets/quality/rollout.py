@@ -27,7 +27,6 @@ from harbor.models.trial.result import TrialResult
 from pydantic import BaseModel
 
 from traj2env_assets.atomic_files import atomic_write_json, atomic_write_text
-from traj2env_assets.funnel import refresh_dataset_quality
 from traj2env_assets.harbor.dataset import (
     MANIFEST_FILE,
     ModelRollouts,
@@ -41,6 +40,7 @@ from traj2env_assets.harbor.dataset import (
 from traj2env_assets.harbor.validate import finish_harbor_job, job_trials, start_harbor_job, trial_task
 from traj2env_assets.layout import TaskLayout
 from traj2env_assets.quality.card import with_rollouts
+from traj2env_assets.stages.report.funnel import refresh_dataset_quality
 
 SOLVED_REWARD = 1.0
 # Trial exceptions that are the agent failing the task, not the run failing the agent: it

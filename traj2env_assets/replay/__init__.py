@@ -36,8 +36,8 @@ the bookkeeping every change goes through; ``file_ops`` applies patches and shel
 file operations; ``shell_syntax``/``shell_effects`` read shell commands;
 ``apply_patch`` is Codex's patch format; ``text_edits`` and ``read_pieces`` are
 edits and reads; ``paths`` keeps everything inside the project; ``vfs`` and
-``content_store`` hold the files; ``record`` writes and reads records; ``stage`` is
-the per-partition entry point the Dagster asset calls (:func:`replay_partition`).
+``content_store`` hold the files; ``record`` writes and reads records. The replay stage's
+per-partition entry point (``replay_partition``) is ``traj2env_assets.stages.replay.partition``.
 """
 
 from traj2env_assets.replay.engine import ReplayResult, replay_trajectory
@@ -51,10 +51,8 @@ from traj2env_assets.replay.models import (
     UserRequest,
 )
 from traj2env_assets.replay.record import ReplayRecord, write_record
-from traj2env_assets.replay.stage import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
 
 __all__ = [
-    "REPLAY_CODE_VERSION",
     "FileEvent",
     "FileSummary",
     "RefusedPath",
@@ -62,10 +60,8 @@ __all__ = [
     "ReplayOutcome",
     "ReplayRecord",
     "ReplayResult",
-    "ReplayStageResult",
     "ShellCommand",
     "UserRequest",
-    "replay_partition",
     "replay_trajectory",
     "write_record",
 ]

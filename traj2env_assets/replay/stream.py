@@ -12,7 +12,7 @@ document it accepts as the stdlib does (``allow_inf_nan``, big integers kept exa
 and anything it refuses is left to ``raw_decode``, so errors are the stdlib's.
 
 Replay needs the session's directory and its sub-agents before the first step. The
-conversion stage writes ``steps`` last (``formats/stage.py`` ``trajectory_json``), so
+conversion stage writes ``steps`` last (``stages/convert/conversion.py`` ``trajectory_json``), so
 for its files (``steps_last=True``) one pass reads everything; a file that turns out
 to have keys after the steps raises :class:`StepsNotLast` at their end. Otherwise (ATIF
 puts ``extra`` and ``subagent_trajectories`` after ``steps``) a first pass decodes and

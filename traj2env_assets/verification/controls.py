@@ -86,7 +86,7 @@ _PAYLOADS = resources.files("traj2env_assets.verification") / "control_payloads"
 def _payload(name: str) -> str:
     """A file of ``control_payloads/``: the text that reaches the agent container, byte for
     byte (a script's leading empty line too), since what a control sends is part of every
-    trial matrix's cache key (``lifecycle.trials.trials_key``)."""
+    trial matrix's cache key (``stages.trials.trials.trials_key``)."""
     return (_PAYLOADS / name).read_bytes().decode("utf-8")
 
 

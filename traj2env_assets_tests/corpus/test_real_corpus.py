@@ -27,18 +27,18 @@ from traj2env_assets.families.repair.task import (
     repair_task_spec,
 )
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.formats.stage import (
-    convert_partition,
-    trajectory_json,
-)
 from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, stream, write_record
 from traj2env_assets.replay.engine import replay_streamed
-from traj2env_assets.replay.stage import replay_partition
 from traj2env_assets.replay.stream import read_streamed
 from traj2env_assets.replay.text_edits import decode_numbered_read
-from traj2env_assets.scan_gate import scan_partition, scan_trajectory
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.conversion import (
+    convert_partition,
+    trajectory_json,
+)
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.gate import scan_partition, scan_trajectory
 from traj2env_assets_tests.corpus import corpus_folder, missing_reason
 from traj2env_assets_tests.loaded_logs import (
     load_trajectory,

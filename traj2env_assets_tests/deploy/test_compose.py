@@ -144,10 +144,10 @@ def test_the_ui_in_a_real_browser_shows_every_stage_and_a_partitions_candidates_
         )
         assert "passed_trials" in trials or "published" in trials
         page.open(
-            f"/assets/published_tasks?view=partitions&partition={key}",
+            f"/assets/publish?view=partitions&partition={key}",
             screenshot="published-partition",
             expect=["candidate_table", task["task_id"], "published_path"],
         )
-        page.open("/assets/run_report", expect=["funnel", "skip_reasons"], screenshot="run-report")
+        page.open("/assets/report", expect=["funnel", "skip_reasons"], screenshot="run-report")
     shown = sorted(path.name for path in screenshots.glob("*.png"))
     assert len(shown) == len(groups) + 3, shown

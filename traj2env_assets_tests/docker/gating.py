@@ -12,7 +12,7 @@ from traj2env_assets.gate.judge import GateJudgement, judge_gate
 from traj2env_assets.gate.probe import gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import WrittenTask, write_task
-from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.stages.calibration.calibration import run_probes
 
 
 def write_gated_task(engine: DockerEngine, spec: TaskSpec, dataset: Path) -> tuple[WrittenTask, GateJudgement]:

@@ -17,7 +17,7 @@ from traj2env_assets.families.extend.candidates import (
 )
 from traj2env_assets.families.extend.family import ExtendFamily
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.stages.calibration.calibration import run_probes
 from traj2env_assets.verification.trial import TrialTask, run_matrix
 from traj2env_assets_tests.families.conftest import EXAMPLES, record_for
 

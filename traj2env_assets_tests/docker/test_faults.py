@@ -19,7 +19,6 @@ from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import ImageBuildFailedError, build_image, find_image
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.images import with_image_present
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
@@ -28,6 +27,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
+from traj2env_assets.stages.images.images import with_image_present
 from traj2env_assets.verification.trial import RUN_LABEL, TrialTask, run_trial
 from traj2env_assets_tests.docker.test_trials import ScriptControl
 
@@ -155,7 +155,7 @@ def test_an_image_removed_between_stages_is_rebuilt_from_the_staged_environment_
             partition_key=ref.partition_key,
             task_id=ref.task_id,
             reward_kind="binary",
-            reached="image",
+            reached="images",
             image=ImageRecord(spec_key="spec", staged_path=str(environment.parent), tag=image.tag),
         ),
     )

@@ -7,7 +7,7 @@ import pytest
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.docker_engine.image_build import BuiltImage
 from traj2env_assets.families.contract import CalibrationPlan, Probe
-from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.stages.calibration.calibration import run_probes
 
 pytestmark = pytest.mark.docker
 

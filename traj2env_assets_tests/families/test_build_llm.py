@@ -126,7 +126,7 @@ def test_fake_provider_replies_and_spend_cap_reach_the_report(
     outcomes = {
         c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()
     }
-    assert outcomes["romans/__init__.py"]["status"] == "passed_proposal"
+    assert outcomes["romans/__init__.py"]["status"] == "passed_proposals"
     assert (outcomes["intervals.py"]["reason"], outcomes["intervals.py"]["proposal"]["decline_reason"]) == (
         "llm_declined",
         "refusal",
@@ -149,7 +149,7 @@ def test_fake_provider_replies_and_spend_cap_reach_the_report(
     outcomes = {
         c["facts"]["python_sources"][0] if c["facts"]["python_sources"] else "none": c for c in build.candidates()
     }
-    assert outcomes["romans/__init__.py"]["status"] == "passed_proposal"
+    assert outcomes["romans/__init__.py"]["status"] == "passed_proposals"
     assert outcomes["romans/__init__.py"]["proposal"]["cache_hit"] is True
     assert sorted(outcomes[name]["reason"] for name in ("intervals.py", "slugify.py")) == [
         "budget_exhausted",

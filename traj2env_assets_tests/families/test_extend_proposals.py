@@ -64,7 +64,7 @@ def test_fake_provider_llm_mode_asks_once_and_the_task_tracks_the_models_tests(
 
     assert result.success
     second, third = extend.candidates()
-    assert (second["status"], third["reason"]) == ("passed_proposal", "not_python")
+    assert (second["status"], third["reason"]) == ("passed_proposals", "not_python")
     assert fake_provider.request_count == 1
     prompt = json.dumps(fake_provider.requests[0])
     assert "Add mode() (the most frequent value" in prompt and "def median(values)" in prompt
@@ -101,7 +101,7 @@ def test_without_a_model_the_recorded_mode_goes_on_without_a_call(
     extend.run(llm=None, propose_only=True)
 
     second = extend.candidates()[0]
-    assert second["status"] == "passed_proposal" and second.get("proposal") is None
+    assert second["status"] == "passed_proposals" and second.get("proposal") is None
     assert fake_provider.request_count == 0
 
 

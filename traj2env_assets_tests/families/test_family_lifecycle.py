@@ -29,7 +29,7 @@ from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
-STAGE_ASSETS = ("toy_candidates", "llm_proposals", "task_images", "calibration", "trials", "published_tasks")
+STAGE_ASSETS = ("candidates/toy", "proposals", "images", "calibration", "trials", "publish")
 SESSION_LABEL = "traj2env.test_session"
 MARKER_ROLE = "marker"
 
@@ -115,7 +115,7 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             proposed, _ = toy.run(propose_only=True)
             assert proposed.success
             [candidate] = toy.candidates()
-            assert candidate["status"] == "passed_proposal" and fake_provider.request_count == 1
+            assert candidate["status"] == "passed_proposals" and fake_provider.request_count == 1
             assert _funnel_csv(toy) == {
                 "inputs": 1,
                 "converted": 1,
@@ -147,13 +147,13 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
             assert sorted(set(creations.take())) == ["agent", "probe", "verifier"]
             assert [step.split("[")[0] for step in _docker_steps(cold)] == [
                 "calibration.calibration_candidate",
-                "task_images.task_images_candidate",
+                "images.images_candidate",
                 "trials.trials_candidate",
             ]
             assert (Path(candidate["published_path"]) / "task.toml").is_file()
             card = (Path(candidate["published_path"]) / "README.md").read_text()
             assert card.startswith(f"# {candidate['task_id']}\n") and "| `reference` | 1.0 |" in card
-            assert card in toy.latest_metadata("published_tasks", key)["task_cards"]
+            assert card in toy.latest_metadata("publish", key)["task_cards"]
             for asset in STAGE_ASSETS:
                 table = toy.latest_metadata(asset, key)["candidate_table"]
                 assert [row.data["task"] for row in table.records] == [candidate["task_id"]], asset
@@ -174,7 +174,7 @@ def test_fake_provider_toy_family_goes_through_every_stage_and_propose_only_stop
                 1,
             ) | {"accepted": 0, "solved_in_rollouts": 0}
             assert _funnel_csv(toy) == every_stage
-            report_metadata = toy.latest_metadata("run_report", None)
+            report_metadata = toy.latest_metadata("report", None)
             assert {row.data["stage"]: row.data["toy"] for row in report_metadata["funnel"].records} == every_stage
             assert re.search(r"\| published +\| +1 \|", report_metadata["funnel_markdown"])
             assert Path(report_metadata["funnel_png"]).read_bytes().startswith(b"\x89PNG")

@@ -3,6 +3,7 @@ the spend cap and a missing model reach report.json per candidate; no Docker is 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import dagster as dg
@@ -37,10 +38,10 @@ def test_fake_provider_decline_and_spend_cap_reach_the_report_per_candidate(
     assert fake_provider.request_count == 1
     usage = toy.report()["llm_usage"]
     assert (usage["calls"], usage["budget_exhausted"], usage["declines"]) == (1, 1, {"truncated": 1})
-    declined = toy.latest_metadata("llm_proposals", toy.keys[0])
+    declined = toy.latest_metadata("proposals", toy.keys[0])
     assert (declined["llm_calls"], declined["llm_tokens_out"], declined["llm_declines"]) == (1, 500, {"truncated": 1})
-    assert toy.latest_metadata("llm_proposals", toy.keys[1])["llm_budget_exhausted"] == 1
-    assert toy.latest_metadata("task_images", toy.keys[0])["candidates"] == 0
+    assert toy.latest_metadata("proposals", toy.keys[1])["llm_budget_exhausted"] == 1
+    assert toy.latest_metadata("images", toy.keys[0])["candidates"] == 0
 
 
 def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
@@ -56,7 +57,7 @@ def test_fake_provider_declined_candidate_is_asked_again_on_the_next_run(
     toy.run(propose_only=True)
 
     [candidate] = toy.candidates()
-    assert (candidate["status"], candidate["proposal"]["cache_hit"]) == ("passed_proposal", True)
+    assert (candidate["status"], candidate["proposal"]["cache_hit"]) == ("passed_proposals", True)
     assert fake_provider.request_count == 2
 
 
@@ -69,3 +70,22 @@ def test_without_a_model_each_candidate_is_llm_not_configured(
 
     assert [c["reason"] for c in toy.candidates()] == ["llm_not_configured", "llm_not_configured"]
     assert fake_provider.request_count == 0
+
+
+def test_status_files_with_the_former_stage_names_rerun_without_a_model_call(
+    tmp_path: Path, fake_provider: FakeProvider, instance: dg.DagsterInstance
+) -> None:
+    toy = ToyPipeline(tmp_path, SAMPLES[:1], fake_provider, instance)
+    fake_provider.default = FakeReply(content='{"name": "Ada"}')
+    toy.run(propose_only=True)
+    # The status files as a workspace written before the stages were named for their folders has them.
+    [path] = list((toy.workspace.root / "candidates" / "toy").rglob("status.json"))
+    status = json.loads(path.read_text())
+    assert status["reached"] == "proposals"
+    path.write_text(json.dumps({**status, "reached": "proposal"}))
+
+    toy.run(propose_only=True)
+
+    [candidate] = toy.candidates()
+    assert candidate["status"] == "passed_proposals" and fake_provider.request_count == 1
+    assert json.loads(path.read_text())["reached"] == "proposals"

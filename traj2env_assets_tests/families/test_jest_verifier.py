@@ -14,7 +14,7 @@ from traj2env_assets.families.contract import TaskSource
 from traj2env_assets.families.repair.candidates import RepairCandidate
 from traj2env_assets.families.repair.family import CHECK_PROBE, RepairFamily
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.calibration import run_probes
+from traj2env_assets.stages.calibration.calibration import run_probes
 from traj2env_assets.verification.controls import DEFAULT_CONTROLS
 from traj2env_assets.verification.trial import TrialTask, run_matrix, run_trial
 from traj2env_assets_tests.families.controls import SubmitFiles

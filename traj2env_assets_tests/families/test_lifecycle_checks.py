@@ -1,4 +1,4 @@
-"""The asset checks on run_report fail when they should, and mining leaves no stale candidate behind."""
+"""The asset checks on the report asset fail when they should, and mining leaves no stale candidate behind."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
-from traj2env_assets.lifecycle.mining import mine_partition
-from traj2env_assets.report import REPORT_FILE, report_disagreements
+from traj2env_assets.stages.candidates.mining import mine_partition
+from traj2env_assets.stages.report.orphaned_staging import orphaned_staging_dirs
+from traj2env_assets.stages.report.report import REPORT_FILE, report_disagreements
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 

@@ -10,7 +10,7 @@ from traj2env_assets.checks import CheckCommand, recognise_check
 from traj2env_assets.families.repair.candidates import mine_repair_candidates
 from traj2env_assets.families.repair.check_config import changed_tests, config_changes
 from traj2env_assets.families.repair.instruction import check_output_text, repair_instruction
-from traj2env_assets.publish import publish_task
+from traj2env_assets.stages.publish.atomic_publish import publish_task
 from traj2env_assets_tests.families.conftest import record_for
 from traj2env_assets_tests.formats.logs import (
     claude_line,

@@ -127,7 +127,7 @@ def test_keys_in_the_instruction_are_redacted_and_published_and_keys_the_referen
             assert dropped["detail"].startswith("fails with secrets redacted from solution/files/greet.py; ")
             assert dropped["facts"]["redactions"] == ["solution/files/greet.py:1 (AWS Access Key)"]
             unreachable = by_plant["dockerfile"]
-            assert (unreachable["reason"], unreachable["dropped_at"]) == (SECRET_IN_TASK, "image")
+            assert (unreachable["reason"], unreachable["dropped_at"]) == (SECRET_IN_TASK, "images")
             assert unreachable["detail"] == (
                 "a secret detector still fires after redaction: environment/Dockerfile:4 (Secret Keyword)"
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.lifecycle.trials import trials_key
+from traj2env_assets.stages.trials.trials import trials_key
 from traj2env_assets.verification.controls import DEFAULT_CONTROLS, AgentAction, Control
 from traj2env_assets_tests.docker.sample_tasks import python_task
 

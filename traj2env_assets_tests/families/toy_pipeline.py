@@ -25,8 +25,8 @@ from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.contract import Family
 from traj2env_assets.families.registry import Families, registered_families
 from traj2env_assets.layout import Workspace
-from traj2env_assets.report import REPORT_FILE
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.report.report import REPORT_FILE
 from traj2env_assets_tests.families.conftest import EXAMPLES
 from traj2env_assets_tests.families.toy import ToyFamily
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
@@ -110,7 +110,7 @@ class ToyPipeline:
         """The latest materialization's metadata of ``asset`` (of its partition ``key`` if it has partitions)."""
         partitions = [key] if key is not None else None
         records = self.instance.fetch_materializations(
-            dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=partitions), limit=1
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey.from_user_string(asset), asset_partitions=partitions), limit=1
         ).records
         materialization = records[0].asset_materialization
         assert materialization is not None

@@ -27,9 +27,9 @@ from pydantic import BaseModel
 from traj2env_assets.docker_engine.labels import ROLE_LABEL, RUN_LOCK_LABEL
 from traj2env_assets.docker_engine.prune import our_containers
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
 from traj2env_assets.lifecycle.status import CandidateStatus
 from traj2env_assets.run_locks import RUN_LOCK_DIR
+from traj2env_assets.stages.report.orphaned_staging import orphaned_staging_dirs
 
 REPO = Path(__file__).resolve().parents[2]
 SESSION = REPO / "examples" / "trajectories" / "atif" / "python-ruff-fix.json"

@@ -45,6 +45,6 @@ def test_fake_provider_storm_of_429_and_5xx_drops_cleanly_and_the_rerun_complete
         fake_provider.default = FakeReply(content='{"name": "Ada"}')
         toy.run(propose_only=True)
 
-        assert [c["status"] for c in toy.candidates()] == ["passed_proposal", "passed_proposal"]
+        assert [c["status"] for c in toy.candidates()] == ["passed_proposals", "passed_proposals"]
         assert fake_provider.request_count == storm_calls + 2
         assert (existing / "task.toml").read_text() == "kept\n"

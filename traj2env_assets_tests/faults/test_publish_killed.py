@@ -11,12 +11,12 @@ import sys
 import time
 from pathlib import Path
 
-from traj2env_assets.publish import publish_task
+from traj2env_assets.stages.publish.atomic_publish import publish_task
 
 FILES = 2000
 FILE_BYTES = 64 * 1024
 PUBLISH = (
-    "import sys; from pathlib import Path; from traj2env_assets.publish import publish_task; "
+    "import sys; from pathlib import Path; from traj2env_assets.stages.publish.atomic_publish import publish_task; "
     "publish_task(Path(sys.argv[1]), Path(sys.argv[2]), 'task-new')"
 )
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from harbor.models.trajectories import Trajectory as HarborTrajectory
 
-from traj2env_assets import scan_gate
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.formats.stage import trajectory_json
+from traj2env_assets.stages.convert.conversion import trajectory_json
+from traj2env_assets.stages.scan import gate as scan_gate
 
 AUDIO_PART = {"type": "audio", "source": {"media_type": "audio/x-wav", "path": "voice/ask.wav", "duration_sec": 2.5}}
 

@@ -4,9 +4,9 @@ Speed work on the converters must not change what they emit. Every real shape
 (``real_shapes.py``: logs of our own making) and bundled example is converted, and so are damaged copies of the ``.jsonl`` ones that
 exercise the line reader (junk and unknown lines, CRLF endings, padded lines, a
 truncated tail) and the examples under each forced format. The SHA-256 of each written
-trajectory (as ``stage.py`` writes it) and record is compared with
+trajectory (as ``conversion.py`` writes it) and record is compared with
 ``conversion_digests.json``. A deliberate output change bumps ``CONVERTER_VERSION`` in
-``formats/stage.py`` and regenerates the digests:
+``stages/convert/conversion.py`` and regenerates the digests:
 
     UPDATE_CONVERSION_DIGESTS=1 .venv/bin/pytest traj2env_assets_tests/formats/test_conversion_stability.py
 """
@@ -24,7 +24,7 @@ import pytest
 
 from traj2env_assets.formats.convert import convert_source
 from traj2env_assets.formats.jsonl import loads_like_stdlib
-from traj2env_assets.formats.stage import trajectory_json
+from traj2env_assets.stages.convert.conversion import trajectory_json
 from traj2env_assets_tests.formats import real_shapes
 
 REPO = Path(__file__).resolve().parents[2]

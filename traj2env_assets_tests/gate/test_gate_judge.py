@@ -16,7 +16,7 @@ from traj2env_assets.gate.judge import (
     judge_gate,
 )
 from traj2env_assets.harbor.task_spec import VerifierSpec
-from traj2env_assets.lifecycle.calibration import _with_gate
+from traj2env_assets.stages.calibration.calibration import _with_gate
 from traj2env_assets_tests.docker.sample_tasks import python_task
 from traj2env_assets_tests.gate.probe_run import run_probe
 from traj2env_assets_tests.gate.projects import BEFORE

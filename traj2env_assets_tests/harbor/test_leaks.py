@@ -11,7 +11,6 @@ from traj2env_assets.harbor.leaks import leaks_between, task_tests
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.publishing import publish
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
@@ -20,6 +19,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
+from traj2env_assets.stages.publish.publishing import publish
 
 SHOWN = """from shop import tags
 
@@ -119,7 +119,7 @@ def test_the_hider_is_dropped_whichever_partition_publishes_first(tmp_path: Path
         reached="trials",
     )
     shower = _staged(
-        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposals"
     )
 
     [dropped] = publish(workspace, destination, [hider])
@@ -140,7 +140,7 @@ def test_a_dropped_candidate_hides_nothing_from_the_others(tmp_path: Path) -> No
         reached="trials",
     )
     shower = _staged(
-        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposal"
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), reached="proposals"
     )
     save_status(workspace, shower.dropped("calibration", Drop(reason="weak_tests", detail="")))
 

@@ -18,7 +18,7 @@ from traj2env_assets.harbor.secrets import (
 )
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
-from traj2env_assets.publish import publish_task
+from traj2env_assets.stages.publish.atomic_publish import publish_task
 from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
 
 # Provider -> (a fake key in the shape its issuer uses, the detector that must fire on it).

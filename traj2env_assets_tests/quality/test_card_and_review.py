@@ -14,7 +14,6 @@ import pytest
 from harbor.models.task.config import TaskConfig
 
 from traj2env_assets.cli import main
-from traj2env_assets.funnel import FUNNEL_CSV
 from traj2env_assets.harbor.dataset import DatasetManifest, read_manifest, write_dataset
 from traj2env_assets.harbor.validation import harbor_problems
 from traj2env_assets.harbor.writer import write_task
@@ -24,13 +23,14 @@ from traj2env_assets.lifecycle.status import (
     CandidateStatus,
     TrialsRecord,
 )
-from traj2env_assets.publish import publish_task
 from traj2env_assets.quality import review as review_module
 from traj2env_assets.quality.card import LICENCE_NOTE, render_card
 from traj2env_assets.quality.effort import SessionEffort
 from traj2env_assets.quality.review import UnknownTaskError, record_review, review_rows
 from traj2env_assets.quality.rollout import TrialCount, record_rollouts
-from traj2env_assets.report import REPORT_FILE, CandidateRecord, RunReport, write_run_report
+from traj2env_assets.stages.publish.atomic_publish import publish_task
+from traj2env_assets.stages.report.funnel import FUNNEL_CSV
+from traj2env_assets.stages.report.report import REPORT_FILE, CandidateRecord, RunReport, write_run_report
 from traj2env_assets_tests.docker.sample_tasks import node_task, python_task
 
 EFFORT = SessionEffort(
@@ -198,7 +198,7 @@ def test_reviews_and_rollouts_reach_the_report_and_its_funnel_without_a_new_run(
         status="dropped",
         kept=False,
         reached=None,
-        dropped_at="mining",
+        dropped_at="candidates",
         reason="duplicate_of",
         duplicate_of="calc-fix",
         reward_kind="binary",

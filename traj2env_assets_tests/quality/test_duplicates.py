@@ -15,18 +15,18 @@ import pytest
 from traj2env_assets.config import PipelineOptions
 from traj2env_assets.families.registry import Families
 from traj2env_assets.families.repair.family import RepairFamily
-from traj2env_assets.formats.stage import convert_partition
 from traj2env_assets.layout import Workspace
-from traj2env_assets.lifecycle.mining import mine_partition
-from traj2env_assets.lifecycle.proposals import propose
-from traj2env_assets.lifecycle.publishing import publish
 from traj2env_assets.lifecycle.status import CandidateStatus, read_status, save_status, staged_task_dir, statuses_of
 from traj2env_assets.llm.client import LlmClient
 from traj2env_assets.quality.duplicates import FixClaim, FixClaims
-from traj2env_assets.replay.stage import replay_partition
-from traj2env_assets.report import build_run_report
-from traj2env_assets.scan_gate import scan_partition
 from traj2env_assets.sources import load_registry, register_sources
+from traj2env_assets.stages.candidates.mining import mine_partition
+from traj2env_assets.stages.convert.conversion import convert_partition
+from traj2env_assets.stages.proposals.proposals import propose
+from traj2env_assets.stages.publish.publishing import publish
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.report.report import build_run_report
+from traj2env_assets.stages.scan.gate import scan_partition
 from traj2env_assets_tests.example_run import SAMPLES
 
 FORMATS = (
@@ -84,15 +84,15 @@ def test_one_fix_logged_in_four_formats_is_one_candidate_whichever_is_mined_firs
 
     statuses = _repair_statuses(workspace, keys)
     winner = statuses[by_format[EARLIEST]]
-    assert winner.drop is None and winner.reached == "proposal"
+    assert winner.drop is None and winner.reached == "proposals"
     copies = [status for key, status in statuses.items() if key != by_format[EARLIEST]]
     assert len(copies) == 3
     for copy in copies:
         assert copy.drop is not None and copy.drop.reason == "duplicate_of"
-        assert copy.dropped_at in ("mining", "proposal") and copy.work_key == winner.work_key
+        assert copy.dropped_at in ("candidates", "proposals") and copy.work_key == winner.work_key
     # Mined after the earliest recording, a copy is dropped at once and names it.
     for key in keys[keys.index(by_format[EARLIEST]) + 1 :]:
-        assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("mining", winner.task_id)
+        assert (statuses[key].dropped_at, statuses[key].duplicate_of) == ("candidates", winner.task_id)
 
     # The report names the task each copy ends at, and lists the copies under it.
     report = build_run_report(workspace, REPAIR_ONLY.names(), keys)

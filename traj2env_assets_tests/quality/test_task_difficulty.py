@@ -39,7 +39,7 @@ def test_the_task_toml_says_how_hard_the_session_found_the_change(
     pipeline = ToyPipeline(tmp_path, [sample], fake_provider, instance, family=family)
     result, _ = pipeline.run(propose_only=True, llm=None)
     assert result.success
-    staged = [c for c in pipeline.candidates() if c["status"] == "passed_proposal"]
+    staged = [c for c in pipeline.candidates() if c["status"] == "passed_proposals"]
     assert staged, pipeline.candidates()
     ref = CandidateRef(family=family, partition_key=pipeline.keys[0], task_id=staged[0]["task_id"])
     spec = task_spec_for(

@@ -7,15 +7,16 @@ from pathlib import Path
 
 import dagster as dg
 
-from traj2env_assets.defs.ingest import scan_verdict, trajectory_atif
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.layout import Workspace
 from traj2env_assets.replay import ReplayFidelity, ReplayOutcome
-from traj2env_assets.report import build_run_report
 from traj2env_assets.sources import register_sources
+from traj2env_assets.stages.convert.asset import convert
+from traj2env_assets.stages.replay.asset import replay
+from traj2env_assets.stages.report.report import build_run_report
+from traj2env_assets.stages.scan.asset import scan
 from traj2env_assets_tests.formats import real_shapes
 
 
@@ -34,7 +35,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
     assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, keys)
     job = dg.Definitions(
-        assets=[trajectory_atif, scan_verdict, replay_record],
+        assets=[convert, scan, replay],
         jobs=[dg.define_asset_job("replay_job")],
         resources={"pipeline": PipelineResource.from_files(config, workspace.root)},
     ).resolve_job_def("replay_job")
@@ -57,7 +58,7 @@ def test_every_real_shape_gets_a_replay_outcome_and_fidelity_in_the_report(tmp_p
         fidelity = ReplayFidelity.model_validate(report[key].replay_fidelity)
         materialization = (
             instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay_record"), asset_partitions=[key]), limit=1
+                dg.AssetRecordsFilter(asset_key=dg.AssetKey("replay"), asset_partitions=[key]), limit=1
             )
             .records[0]
             .asset_materialization

@@ -11,11 +11,12 @@ import pytest
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.replay import replay_record
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.layout import Workspace
-from traj2env_assets.replay import ReplayOutcome, ReplayRecord, replay_partition
-from traj2env_assets.scan_gate import GateOutcome, ScanVerdict
+from traj2env_assets.replay import ReplayOutcome, ReplayRecord
+from traj2env_assets.stages.replay.asset import replay
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.gate import GateOutcome, ScanVerdict
 from traj2env_assets_tests.replay.builders import ROOT, SessionBuilder
 
 KEY = "calc-session"
@@ -78,7 +79,7 @@ def test_an_unexpected_replay_error_is_recorded_not_raised(tmp_path: Path, monke
     def broken(trajectory: object, **_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", broken)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.replay_trajectory", broken)
     result = replay_partition(workspace, KEY)
     assert (result.outcome.status, result.outcome.reason, result.outcome.detail) == (
         "skipped",
@@ -102,13 +103,10 @@ def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_pa
     assert trajectories.name is not None
     instance.add_dynamic_partitions(trajectories.name, [KEY])
     resources = {"pipeline": PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path / "ws"))}
-    assets: list[dg.AssetsDefinition | dg.AssetSpec] = [
-        replay_record,
-        dg.AssetSpec("scan_verdict", partitions_def=trajectories),
-    ]
+    assets: list[dg.AssetsDefinition | dg.AssetSpec] = [replay, dg.AssetSpec("scan", partitions_def=trajectories)]
     result = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
     assert result.success
-    event = result.asset_materializations_for_node("replay_record")[0]
+    event = result.asset_materializations_for_node("replay")[0]
     meta = event.metadata
     assert (meta["status"].value, meta["cached"].value) == ("replayed", False)
     assert (meta["edits_applied"].value, meta["commands"].value) == (2, 2)
@@ -116,7 +114,7 @@ def test_asset_materializes_with_fidelity_metadata_and_is_cached_on_rerun(tmp_pa
     assert isinstance(fidelity, str)
     assert "| files_rebuilt | 1 |" in fidelity
     rerun = dg.materialize(assets, instance=instance, partition_key=KEY, resources=resources)
-    rerun_event = rerun.asset_materializations_for_node("replay_record")[0]
+    rerun_event = rerun.asset_materializations_for_node("replay")[0]
     assert rerun_event.metadata["cached"].value is True
     assert rerun_event.tags is not None and event.tags is not None
     assert rerun_event.tags["dagster/data_version"] == event.tags["dagster/data_version"]
@@ -126,12 +124,12 @@ def test_a_large_trajectory_is_streamed_with_the_same_record(tmp_path: Path, mon
     whole = _stage_inputs(tmp_path / "whole")
     replay_partition(whole, KEY)
     streamed = _stage_inputs(tmp_path / "streamed")
-    monkeypatch.setattr("traj2env_assets.replay.stage.STREAM_THRESHOLD_BYTES", 0)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.STREAM_THRESHOLD_BYTES", 0)
 
     def not_whole(trajectory: object) -> None:
         raise AssertionError("loaded whole")
 
-    monkeypatch.setattr("traj2env_assets.replay.stage.replay_trajectory", not_whole)
+    monkeypatch.setattr("traj2env_assets.stages.replay.partition.replay_trajectory", not_whole)
     assert replay_partition(streamed, KEY).outcome.status == "replayed"
     for name in ("record.json", "manifests.jsonl", "fidelity.json"):
         assert (streamed.replay_dir(KEY) / name).read_bytes() == (whole.replay_dir(KEY) / name).read_bytes()

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.formats.convert import convert_source
-from traj2env_assets.formats.stage import trajectory_json
 from traj2env_assets.replay import ReplayRecord, replay_trajectory, stream, write_record
 from traj2env_assets.replay.engine import replay_streamed
 from traj2env_assets.replay.stream import StepsNotLast, StreamError, read_streamed
+from traj2env_assets.stages.convert.conversion import trajectory_json
 from traj2env_assets_tests.formats import real_shapes
 
 

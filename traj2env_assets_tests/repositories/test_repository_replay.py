@@ -10,11 +10,12 @@ import pytest
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.config import RunConfigFile
-from traj2env_assets.formats.stage import trajectory_json
 from traj2env_assets.layout import Workspace
-from traj2env_assets.replay import ReplayRecord, replay_partition
+from traj2env_assets.replay import ReplayRecord
 from traj2env_assets.repositories import Coverage, RepositoryEntry, find_coverage
-from traj2env_assets.scan_gate import ScanVerdict
+from traj2env_assets.stages.convert.conversion import trajectory_json
+from traj2env_assets.stages.replay.partition import replay_partition
+from traj2env_assets.stages.scan.gate import ScanVerdict
 from traj2env_assets_tests.replay.builders import SessionBuilder
 from traj2env_assets_tests.repositories.gitrepo import commit, git
 

@@ -40,7 +40,6 @@ from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import Workspace, keyed_file
-from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     CalibrationRecord,
     CandidateRef,
@@ -52,6 +51,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
+from traj2env_assets.stages.images.images import image_build_drop, with_image_present
 
 
 class ProbeResults(BaseModel):
@@ -210,7 +210,7 @@ def calibrate_candidate(
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
-        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
+        return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     plan, key = _plan(workspace, family, status, org)
     with key_lock(_cache_path(workspace, key)):
         cached = _cached(workspace, key)

@@ -33,8 +33,8 @@ from traj2env_assets.repositories import (
     resolve_commit,
     session_start,
 )
-from traj2env_assets.scan_gate import read_verdict
 from traj2env_assets.sources import source_for_key
+from traj2env_assets.stages.scan.gate import read_verdict
 
 REPLAY_CODE_VERSION = "replay-5"
 STREAM_THRESHOLD_BYTES = 64 * 1024 * 1024
@@ -83,7 +83,7 @@ def _first_timestamp(streamed: StreamedTrajectory) -> str | None:
 def _head_and_start(source: Path) -> tuple[StreamedTrajectory, str | None]:
     """The trajectory without its steps and its first timestamp, reading no more than that."""
     try:
-        # The conversion stage writes steps last (formats/stage.py trajectory_json).
+        # The conversion stage writes steps last (stages/convert/conversion.py trajectory_json).
         streamed = read_streamed(source, steps_last=True)
         return streamed, _first_timestamp(streamed)
     except StepsNotLast:

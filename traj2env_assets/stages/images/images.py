@@ -39,7 +39,7 @@ LOG_TAIL_CHARS = 4000
 
 
 def _with_image(status: CandidateStatus, image: BuiltImage) -> CandidateStatus:
-    return status.passed("image", image=_image_record(status, image))
+    return status.passed("images", image=_image_record(status, image))
 
 
 def _image_record(status: CandidateStatus, image: BuiltImage) -> ImageRecord:
@@ -56,7 +56,7 @@ def stage_task(workspace: Workspace, family: Family, status: CandidateStatus, or
     except CandidateRejected as rejected:
         # No task, so no staging directory either (an earlier spec may have left one).
         shutil.rmtree(staged_task_dir(workspace, status.ref).parent, ignore_errors=True)
-        return save_status(workspace, status.dropped("image", rejected.drop, image=None))
+        return save_status(workspace, status.dropped("images", rejected.drop, image=None))
     key = spec_key(redaction.spec)
     staged = staged_task_dir(workspace, status.ref)
     if not (status.image and status.image.spec_key == key and staged.is_dir()):
@@ -68,7 +68,7 @@ def stage_task(workspace: Workspace, family: Family, status: CandidateStatus, or
         redacted_files=redaction.redacted_files,
     )
     # Staged but without an image yet: the candidate has passed the proposal, nothing after it.
-    return save_status(workspace, status.passed("proposal", image=record))
+    return save_status(workspace, status.passed("proposals", image=record))
 
 
 def plan_images(
@@ -77,9 +77,9 @@ def plan_images(
     """Stage every ready candidate; returns the candidates decided now and those that need a build."""
     decided, to_build = [], []
     for status in statuses:
-        if not status.ready_for("image"):
+        if not status.ready_for("images"):
             continue
-        if (duplicate := dropped_as_duplicate(workspace, status, "image")) is not None:
+        if (duplicate := dropped_as_duplicate(workspace, status, "images")) is not None:
             decided.append(duplicate)
             continue
         staged = stage_task(workspace, families.by_name(status.family), status, org)
@@ -99,7 +99,7 @@ def build_candidate_image(workspace: Workspace, engine: DockerEngine, ref: Candi
     try:
         image = engine.build(TaskLayout(staged_task_dir(workspace, ref)).environment_dir)
     except ImageBuildFailedError as exc:
-        return save_status(workspace, status.dropped("image", blamed_on_redaction(status, image_build_drop(exc))))
+        return save_status(workspace, status.dropped("images", blamed_on_redaction(status, image_build_drop(exc))))
     return save_status(workspace, _with_image(status, image))
 
 

@@ -26,7 +26,6 @@ from traj2env_assets.docker_engine.image_build import ImageBuildFailedError
 from traj2env_assets.families.contract import Drop, Family
 from traj2env_assets.families.registry import Families
 from traj2env_assets.layout import Workspace, keyed_file
-from traj2env_assets.lifecycle.images import image_build_drop, with_image_present
 from traj2env_assets.lifecycle.status import (
     CandidateRef,
     CandidateStatus,
@@ -38,6 +37,7 @@ from traj2env_assets.lifecycle.status import (
     staged_task_dir,
 )
 from traj2env_assets.lifecycle.tasks import blamed_on_redaction
+from traj2env_assets.stages.images.images import image_build_drop, with_image_present
 from traj2env_assets.verification.controls import Control
 from traj2env_assets.verification.trial import MatrixResult, TrialTask, run_matrix
 
@@ -113,7 +113,7 @@ def run_candidate_trials(
     try:
         status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
-        return save_status(workspace, read_status(workspace, ref).dropped("image", image_build_drop(exc)))
+        return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     assert status.image is not None and status.image.tag is not None
     task = TrialTask(
         image=status.image.tag, task_dir=staged_task_dir(workspace, ref), submission_path=family.submission_path

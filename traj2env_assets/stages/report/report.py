@@ -10,12 +10,12 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Fact
-from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, Decision, RolloutFlag, read_manifest
 from traj2env_assets.layout import Workspace
 from traj2env_assets.lifecycle.status import (
     STAGES,
     CandidateStatus,
+    RecordedStage,
     Stage,
     candidate_files,
     read_mining,
@@ -24,10 +24,11 @@ from traj2env_assets.lifecycle.status import (
 from traj2env_assets.llm.ledger import read_llm_usage
 from traj2env_assets.llm.usage import LlmUsage
 from traj2env_assets.replay.models import ReplayFidelity
-from traj2env_assets.replay.stage import read_fidelity, read_repository
 from traj2env_assets.repositories import RepositoryRecord
-from traj2env_assets.scan_gate import FindingEvidence, read_verdict
 from traj2env_assets.sources import RejectedSource, load_registry
+from traj2env_assets.stages.convert.conversion import read_conversion
+from traj2env_assets.stages.replay.partition import read_fidelity, read_repository
+from traj2env_assets.stages.scan.gate import FindingEvidence, read_verdict
 
 REPORT_FILE = "report.json"
 # A family mined a replayed input and found nothing to make a task from.
@@ -81,8 +82,8 @@ class CandidateRecord(BaseModel):
     status: str
     """``published``, ``dropped``, or ``passed_<stage>`` for a candidate still on its way."""
     kept: bool
-    reached: Stage | None = None
-    dropped_at: Stage | None = None
+    reached: RecordedStage | None = None
+    dropped_at: RecordedStage | None = None
     reason: str | None = None
     detail: str | None = None
     reward_kind: str
@@ -217,9 +218,9 @@ def _reached_at_least(candidate: CandidateRecord, stage: Stage) -> bool:
 
 # The funnel's candidate rows: how many candidates got through each stage.
 _FUNNEL_STAGES: dict[str, Stage] = {
-    "mined": "mining",
-    "proposed": "proposal",
-    "image_built": "image",
+    "mined": "candidates",
+    "proposed": "proposals",
+    "image_built": "images",
     "calibrated": "calibration",
     "trials_passed": "trials",
     "published": "publish",

@@ -1,6 +1,6 @@
 """Stage 9, publish: a candidate whose trials passed moves from staging into the destination.
 
-``traj2env_assets.publish`` does the move (whole or not at all, never over another
+``traj2env_assets.stages.publish.atomic_publish`` does the move (whole or not at all, never over another
 task). A task this candidate published earlier stays its own; a directory with the same
 id from anywhere else makes this candidate a ``duplicate``. A candidate that hides a test
 another task shows its agent (a published task or another candidate of this publish) is
@@ -49,11 +49,11 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.publish import publish_task
 from traj2env_assets.quality.card import render_card
 from traj2env_assets.quality.duplicates import FixClaims
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
 from traj2env_assets.quality.published_signatures import PublishedSignatures
+from traj2env_assets.stages.publish.atomic_publish import publish_task
 
 GROUP_CAP = "group_cap"
 PROJECT_CAP = "project_cap"

@@ -1,4 +1,4 @@
-"""Stage 4: one ``<family>_candidates`` asset per registered family, from one factory."""
+"""Stage 4: one ``candidates/<family>`` asset per family in play, from one factory."""
 
 import inspect
 from collections.abc import Iterator
@@ -10,21 +10,22 @@ from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.defs.tables import stage_figures
 from traj2env_assets.families.contract import Family
-from traj2env_assets.lifecycle.mining import mine_partition
+from traj2env_assets.families.registry import Families
 from traj2env_assets.lifecycle.status import partition_statuses
+from traj2env_assets.stages.candidates.mining import mine_partition
 
 CANDIDATES_GROUP = "candidates"
 
 
-def candidates_asset_name(family: Family) -> str:
-    return f"{family.name}_candidates"
+def candidates_asset_key(family: Family) -> dg.AssetKey:
+    return dg.AssetKey([CANDIDATES_GROUP, family.name])
 
 
 def candidates_asset(family: Family) -> dg.AssetsDefinition:
     @dg.asset(
-        name=candidates_asset_name(family),
+        key=candidates_asset_key(family),
         partitions_def=trajectories,
-        deps=["replay_record"],
+        deps=["replay"],
         group_name=CANDIDATES_GROUP,
         kinds={"python"},
         backfill_policy=dg.BackfillPolicy.single_run(),
@@ -46,7 +47,11 @@ def candidates_asset(family: Family) -> dg.AssetsDefinition:
                 "skipped_reason": (mining.skipped_reason if mining else None) or "",
             }
             statuses = partition_statuses(workspace, family.name, key)
-            figures[key] = stage_figures(statuses, "mining", extra, mining.input_key if mining else None)
+            figures[key] = stage_figures(statuses, "candidates", extra, mining.input_key if mining else None)
         yield from partition_outputs(context.asset_key, figures)
 
     return _candidates
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [candidates_asset(family) for family in families]

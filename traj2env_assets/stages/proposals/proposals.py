@@ -78,17 +78,17 @@ def _prepare(
     workspace: Workspace, options: PipelineOptions, family: Family, status: CandidateStatus
 ) -> CandidateStatus | _Pending:
     """A status already decided without the model, or the call still to make."""
-    if (duplicate := dropped_as_duplicate(workspace, status, "proposal")) is not None:
+    if (duplicate := dropped_as_duplicate(workspace, status, "proposals")) is not None:
         return duplicate
     candidate = read_candidate(workspace, family, status)
     if not options.llm and family.proposal_optional:
-        return save_status(workspace, status.passed("proposal", proposal=None))
+        return save_status(workspace, status.passed("proposals", proposal=None))
     try:
         request = family.proposal_request(candidate)
     except CandidateRejected as rejected:
-        return save_status(workspace, status.dropped("proposal", rejected.drop, proposal=None))
+        return save_status(workspace, status.dropped("proposals", rejected.drop, proposal=None))
     if request is None or family.proposal_schema is None:
-        return save_status(workspace, status.passed("proposal", proposal=None))
+        return save_status(workspace, status.passed("proposals", proposal=None))
     prompt = load_prompt(family.prompts_dir, request.prompt)
     key = _input_key(options, prompt, prompt.render(request.values), family.proposal_schema)
     record = ProposalRecord(input_key=key, prompt=prompt.name, prompt_version=prompt.version)
@@ -100,10 +100,10 @@ def _prepare(
         and read_proposal(workspace, family, status)
     ):
         reused = previous.model_copy(update={"cache_hit": True, "usage": LlmUsage(cache_hits=1)})
-        return save_status(workspace, status.passed("proposal", proposal=reused))
+        return save_status(workspace, status.passed("proposals", proposal=reused))
     if not options.llm:
         drop = Drop(reason=LLM_NOT_CONFIGURED, detail=f"the {family.name} family needs a model: pass --llm")
-        return save_status(workspace, status.dropped("proposal", drop, proposal=record))
+        return save_status(workspace, status.dropped("proposals", drop, proposal=record))
     return _Pending(status=status, family=family, request=request, prompt=prompt, record=record)
 
 
@@ -122,9 +122,9 @@ def _ask(workspace: Workspace, client: LlmClient, pending: _Pending) -> Candidat
     )
     if outcome.proposal is None:
         drop = Drop(reason=outcome.skip_reason or "llm_error", detail=outcome.detail)
-        return save_status(workspace, pending.status.dropped("proposal", drop, proposal=record))
+        return save_status(workspace, pending.status.dropped("proposals", drop, proposal=record))
     atomic_write_json(candidate_files(workspace, pending.status.ref).proposal_file, outcome.proposal)
-    return save_status(workspace, pending.status.passed("proposal", proposal=record))
+    return save_status(workspace, pending.status.passed("proposals", proposal=record))
 
 
 def propose(
@@ -138,7 +138,7 @@ def propose(
     prepared = [
         _prepare(workspace, options, families.by_name(status.family), status)
         for status in statuses
-        if status.ready_for("proposal")
+        if status.ready_for("proposals")
     ]
     pending = [item for item in prepared if isinstance(item, _Pending)]
     asked: dict[CandidateRef, CandidateStatus] = {}

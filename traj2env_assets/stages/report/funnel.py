@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from traj2env_assets.atomic_files import atomic_write_bytes, atomic_write_text
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import STAGES, Stage
-from traj2env_assets.report import (
+from traj2env_assets.stages.report.report import (
     REPORT_FILE,
     CandidateRecord,
     InputRecord,
@@ -51,7 +51,7 @@ FUNNEL_STAGES = (
 ``accepted``: published tasks a reviewer accepted (``traj2env review``);
 ``solved_in_rollouts``: published tasks an agent solved in a blind rollout (``traj2env rollout``)."""
 # The stage a candidate must have passed to count in each candidate row.
-_PASSED: dict[str, Stage] = {"built": "image", "calibrated": "calibration", "published": "publish"}
+_PASSED: dict[str, Stage] = {"built": "images", "calibrated": "calibration", "published": "publish"}
 _GATE_PASSED = ("clean", "disabled", "scanner_absent")
 SKIP_COLUMNS = ["family", "stage", "reason", "count"]
 
@@ -117,12 +117,12 @@ def skip_reasons_frame(report: RunReport) -> pd.DataFrame:
     rows: list[tuple[str, str, str]] = [("", "input", rejected.reason) for rejected in report.rejected_inputs]
     rows += [("", _input_stage(item), item.reason) for item in report.inputs if item.reason]
     rows += [
-        (family, "mining", reason)
+        (family, "candidates", reason)
         for item in report.inputs
         if not item.reason
         for family, reason in item.mining_skipped.items()
     ]
-    rows += [(c.family, c.dropped_at or "mining", c.reason) for c in report.candidates if c.reason]
+    rows += [(c.family, c.dropped_at or "candidates", c.reason) for c in report.candidates if c.reason]
     if not rows:
         return pd.DataFrame(columns=SKIP_COLUMNS).astype({"count": "int64"})
     frame = pd.DataFrame(rows, columns=SKIP_COLUMNS[:3])

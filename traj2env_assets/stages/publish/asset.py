@@ -1,23 +1,24 @@
-"""Stage 9: ``published_tasks``, every candidate whose trials passed moved into the destination."""
+"""Stage 9: ``publish``, every candidate whose trials passed moved into the destination."""
 
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.materialize import NOTHING, partition_outputs
-from traj2env_assets.defs.partitions import trajectories
-from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.stages import (
+from traj2env_assets.defs.candidate_stages import (
     PER_TRAJECTORY,
     partition_statuses_of,
     stage_partition_figures,
 )
+from traj2env_assets.defs.materialize import NOTHING, partition_outputs
+from traj2env_assets.defs.partitions import trajectories
+from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import Families
-from traj2env_assets.lifecycle.publishing import DatasetCaps, publish, published_cards
 from traj2env_assets.lifecycle.status import CandidateStatus
+from traj2env_assets.stages.publish.publishing import DatasetCaps, publish, published_cards
 
 
 @dg.asset(
+    name="publish",
     partitions_def=trajectories,
     deps=["trials"],
     group_name="publish",
@@ -27,7 +28,7 @@ from traj2env_assets.lifecycle.status import CandidateStatus
     description="Tasks whose controls all passed, moved atomically into <destination>/<task-id>/; "
     "an existing task with the same id is kept (duplicate).",
 )
-def published_tasks(
+def publish_tasks(
     context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     keys = list(context.partition_keys)
@@ -45,3 +46,7 @@ def published_tasks(
 
     figures, common = stage_partition_figures(pipeline, families, keys, "publish", metadata)
     yield from partition_outputs(context.asset_key, figures, common)
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [publish_tasks]

@@ -1,33 +1,33 @@
-"""Stage 5: ``llm_proposals``, one cached, budgeted model call per candidate whose family asks for one."""
+"""Stage 5: ``proposals``, one cached, budgeted model call per candidate whose family asks for one."""
 
 from collections.abc import Iterator
 
 import dagster as dg
 
-from traj2env_assets.defs.candidates import candidates_asset_name
+from traj2env_assets.defs.candidate_stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.defs.llm import LlmResource, llm_usage_metadata
 from traj2env_assets.defs.materialize import NOTHING, Metadata, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.pools import LLM_POOL
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.defs.stages import PER_TRAJECTORY, partition_statuses_of, stage_partition_figures
 from traj2env_assets.families.registry import Families
-from traj2env_assets.lifecycle.proposals import propose
 from traj2env_assets.lifecycle.status import CandidateStatus
 from traj2env_assets.llm.usage import LlmUsage
+from traj2env_assets.stages.candidates.asset import candidates_asset_key
+from traj2env_assets.stages.proposals.proposals import propose
 
-PROPOSALS_ASSET = "llm_proposals"
+PROPOSALS_ASSET = "proposals"
 
 
 def _usage(statuses: list[CandidateStatus]) -> Metadata:
     return dict(llm_usage_metadata(LlmUsage.total(s.proposal.usage for s in statuses if s.proposal)))
 
 
-def llm_proposals_asset(families: Families) -> dg.AssetsDefinition:
+def proposals_asset(families: Families) -> dg.AssetsDefinition:
     @dg.asset(
         name=PROPOSALS_ASSET,
         partitions_def=trajectories,
-        deps=[candidates_asset_name(family) for family in families],
+        deps=[candidates_asset_key(family) for family in families],
         group_name="proposals",
         kinds={"python"},
         pool=LLM_POOL,
@@ -36,7 +36,7 @@ def llm_proposals_asset(families: Families) -> dg.AssetsDefinition:
         description="One model call per candidate of a family that asks for one (cached, budgeted); "
         "reasons llm_not_configured, llm_declined, budget_exhausted, llm_error.",
     )
-    def llm_proposals(
+    def proposals(
         context: dg.AssetExecutionContext, pipeline: PipelineResource, llm: LlmResource
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
         workspace = pipeline.workspace()
@@ -48,7 +48,11 @@ def llm_proposals_asset(families: Families) -> dg.AssetsDefinition:
             [status for key in keys for status in partition_statuses_of(pipeline, families, key)],
             lambda: llm.client_for(context),
         )
-        figures, common = stage_partition_figures(pipeline, families, keys, "proposal", _usage)
+        figures, common = stage_partition_figures(pipeline, families, keys, "proposals", _usage)
         yield from partition_outputs(context.asset_key, figures, common)
 
-    return llm_proposals
+    return proposals
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [proposals_asset(families)]

@@ -7,9 +7,9 @@ import dagster as dg
 from traj2env_assets.defs.llm import SPEND_SCOPE_TAG, llm_usage_metadata
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.families.registry import Families
-from traj2env_assets.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
-from traj2env_assets.lifecycle.checks import orphaned_staging_dirs
-from traj2env_assets.report import (
+from traj2env_assets.stages.report.funnel import funnel_frame, funnel_markdown, skip_reasons_frame, write_funnel_files
+from traj2env_assets.stages.report.orphaned_staging import orphaned_staging_dirs
+from traj2env_assets.stages.report.report import (
     build_run_report,
     report_disagreements,
     with_dataset_quality,
@@ -21,15 +21,16 @@ if TYPE_CHECKING:
 
 
 @dg.asset(
+    name="report",
     group_name="report",
     kinds={"json"},
-    deps=["published_tasks"],
+    deps=["publish"],
     description=(
         "report.json in the output destination: every input and candidate, and why it was kept or dropped; "
         "the funnel per family beside it (funnel.csv, funnel.md, funnel.png)."
     ),
 )
-def run_report(
+def report_asset(
     context: dg.AssetExecutionContext, pipeline: PipelineResource, families: dg.ResourceParam[Families]
 ) -> dg.MaterializeResult:
     destination = pipeline.settings().output.destination
@@ -60,6 +61,10 @@ def run_report(
     )
 
 
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [report_asset]
+
+
 def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
     columns = [
         dg.TableColumn(str(name), "int" if frame[name].dtype.kind in "iu" else "string") for name in frame.columns
@@ -68,7 +73,7 @@ def _table(frame: "pd.DataFrame") -> dg.TableMetadataValue:
     return dg.MetadataValue.table(records, dg.TableSchema(columns=columns))
 
 
-@dg.asset_check(asset=run_report, description="report.json agrees with the candidates' status files.")
+@dg.asset_check(asset=report_asset, description="report.json agrees with the candidates' status files.")
 def report_matches_stage_files(pipeline: PipelineResource, families: dg.ResourceParam[Families]) -> dg.AssetCheckResult:
     differences = report_disagreements(pipeline.workspace(), families.names(), pipeline.settings().output.destination)
     return dg.AssetCheckResult(
@@ -77,7 +82,7 @@ def report_matches_stage_files(pipeline: PipelineResource, families: dg.Resource
     )
 
 
-@dg.asset_check(asset=run_report, description="Every staging directory belongs to a current candidate.")
+@dg.asset_check(asset=report_asset, description="Every staging directory belongs to a current candidate.")
 def no_orphaned_staging(pipeline: PipelineResource) -> dg.AssetCheckResult:
     orphans = orphaned_staging_dirs(pipeline.workspace())
     return dg.AssetCheckResult(

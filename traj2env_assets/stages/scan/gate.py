@@ -53,8 +53,8 @@ from pydantic import BaseModel, Field
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.conventions import sorted_json_sha256
-from traj2env_assets.formats.stage import read_conversion
 from traj2env_assets.layout import Workspace
+from traj2env_assets.stages.convert.conversion import read_conversion
 
 GateOutcome = Literal["clean", "blocked", "disabled", "scanner_absent", "scan_error", "not_converted"]
 SeverityName = Literal["info", "low", "medium", "high", "critical"]

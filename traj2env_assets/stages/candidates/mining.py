@@ -30,7 +30,7 @@ from traj2env_assets.lifecycle.status import (
 )
 from traj2env_assets.quality.duplicates import WORK_KEY_VERSION, FixClaim, FixClaims, work_key
 from traj2env_assets.replay import ReplayRecord
-from traj2env_assets.replay.stage import read_outcome
+from traj2env_assets.stages.replay.partition import read_outcome
 
 
 def _input_key(workspace: Workspace, family: Family, partition_key: str) -> str:
@@ -71,7 +71,7 @@ def _store(workspace: Workspace, family: Family, partition_key: str, mined: Mine
         partition_key=partition_key,
         task_id=mined.task_id,
         reward_kind=family.reward_kind,
-        reached="mining",
+        reached="candidates",
         facts=mined.facts,
     )
     if path.is_file() and path.read_text(encoding="utf-8") == content:
@@ -79,7 +79,7 @@ def _store(workspace: Workspace, family: Family, partition_key: str, mined: Mine
             previous = read_status(workspace, ref)
         except (OSError, ValueError):
             return fresh
-        return previous.model_copy(update={"facts": mined.facts}).passed("mining")
+        return previous.model_copy(update={"facts": mined.facts}).passed("candidates")
     atomic_write_text(path, content)
     return fresh
 
@@ -101,7 +101,7 @@ def _one_task_per_fix(
     winner = claims.winner(key)
     if winner is None or winner.task_id == mined.task_id:
         return status
-    return status.dropped("mining", winner.drop(), duplicate_of=winner.task_id)
+    return status.dropped("candidates", winner.drop(), duplicate_of=winner.task_id)
 
 
 def _release_claims(workspace: Workspace, previous: MiningIndex | None, index: MiningIndex) -> None:
@@ -132,7 +132,7 @@ def mine_partition(workspace: Workspace, family: Family, partition_key: str) -> 
         for mined in _unique_ids(session.candidates):
             status = _store(workspace, family, partition_key, mined)
             if mined.drop:
-                status = status.dropped("mining", mined.drop)
+                status = status.dropped("candidates", mined.drop)
             else:
                 status = _one_task_per_fix(workspace, family, mined, status)
                 index.work_keys[mined.task_id] = status.work_key or ""

@@ -7,7 +7,8 @@ import dagster as dg
 from traj2env_assets.defs.materialize import NOTHING, Metadata, PartitionFigures, partition_outputs
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import PipelineResource
-from traj2env_assets.replay import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
+from traj2env_assets.families.registry import Families
+from traj2env_assets.stages.replay.partition import REPLAY_CODE_VERSION, ReplayStageResult, replay_partition
 
 _FIGURES = ("files_rebuilt", "files_lost", "edits_applied", "edits_failed", "unsafe_paths", "commands")
 
@@ -42,7 +43,7 @@ def _repository_metadata(result: ReplayStageResult) -> Metadata:
 
 @dg.asset(
     partitions_def=trajectories,
-    deps=["scan_verdict"],
+    deps=["scan"],
     group_name="replay",
     kinds={"python"},
     backfill_policy=dg.BackfillPolicy.single_run(),
@@ -50,7 +51,7 @@ def _repository_metadata(result: ReplayStageResult) -> Metadata:
     dagster_type=NOTHING,
     description="The session's files rebuilt before every shell command, with fidelity figures.",
 )
-def replay_record(
+def replay(
     context: dg.AssetExecutionContext, pipeline: PipelineResource
 ) -> Iterator[dg.Output | dg.AssetMaterialization]:
     workspace = pipeline.workspace()
@@ -60,3 +61,7 @@ def replay_record(
         result = replay_partition(workspace, key, repositories=repositories)
         figures[key] = PartitionFigures(metadata=_metadata(result), data_version=result.data_version)
     yield from partition_outputs(context.asset_key, figures)
+
+
+def assets(families: Families) -> list[dg.AssetsDefinition]:
+    return [replay]

@@ -1,0 +1,1 @@
+"""Stage 4, candidates: each family mines the replay record (``candidates/<family>/<key>/``)."""

@@ -1,0 +1,1 @@
+"""Stage 1, convert: a registered source log → a validated ATIF trajectory under ``conversion/<key>/``."""

@@ -1,0 +1,1 @@
+"""Stage 9, publish: a staged task whose trials passed → ``<destination>/<task id>/``."""

@@ -1,0 +1,1 @@
+"""Stage 2, scan: the atif-scan gate over each converted trajectory (``scan/<key>/verdict.json``)."""

@@ -1,0 +1,1 @@
+"""Stage 8, trials: the family's control matrix, networking off."""
