@@ -37,8 +37,8 @@ from traj2env_assets.docker_engine.commands import add_docker_commands
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.harbor.validate_command import add_validate_command
 from traj2env_assets.layout import DEFAULT_WORKSPACE, Workspace
-from traj2env_assets.quality.review_command import add_review_command
-from traj2env_assets.quality.rollout_command import add_rollout_command
+from traj2env_assets.quality_loop.review_command import add_review_command
+from traj2env_assets.quality_loop.rollout_command import add_rollout_command
 from traj2env_assets.run_progress import StageCounter, StageProgress, print_summary
 from traj2env_assets.sources import register_sources
 from traj2env_assets.stages.report.report import REPORT_FILE, RunReport

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from traj2env_assets.atif_scanner import known_finding_ids
 from traj2env_assets.docker_engine.connection import DEFAULT_PLATFORM
 from traj2env_assets.layout import DEFAULT_SOURCE_DIR, Workspace
 from traj2env_assets.repositories.models import Repositories
@@ -67,9 +68,6 @@ class PipelineOptions(BaseModel):
     @field_validator("scan_block", "scan_allow")
     @classmethod
     def _known_finding_ids(cls, value: list[str]) -> list[str]:
-        # Imported here: atif-scan is optional; without it the gate never runs.
-        from traj2env_assets.stages.scan.gate import known_finding_ids
-
         known = known_finding_ids()
         unknown = [item for item in value if known is not None and item not in known]
         if unknown:

@@ -29,7 +29,7 @@ from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.defs.sensors import report_refresh_sensor, trajectory_folder_sensor
 from traj2env_assets.defs.trajectory_spec import trajectory_spec
 from traj2env_assets.families.registry import Families, registered_families
-from traj2env_assets.stages import PER_TRAJECTORY_STAGES, STAGES, StageName
+from traj2env_assets.stage_names import PER_TRAJECTORY_STAGES, STAGES, StageName
 from traj2env_assets.stages.candidates.asset import candidates_asset_key
 from traj2env_assets.stages.report.asset import no_orphaned_staging, report_matches_stage_files
 

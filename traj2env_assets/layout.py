@@ -303,7 +303,7 @@ SOLUTION_FILES_DIR = "files"
 TRACKED_IDS_FILE = "tracked_ids.txt"
 SHOWN_WORKSPACE_DIR = "workspace"
 CARD_FILE = "README.md"
-"""The task's card (``quality.card``), added when the task is published."""
+"""The task's card (``stages.publish.card``), added when the task is published."""
 
 
 class TaskLayout:

@@ -16,7 +16,7 @@ from pathlib import Path
 import dagster as dg
 
 from traj2env_assets.definitions import defs
-from traj2env_assets.stages import STAGES
+from traj2env_assets.stage_names import STAGES
 
 SNAPSHOT = Path(__file__).parent / "asset_graph.json"
 

@@ -14,7 +14,7 @@ from traj2env_assets.definitions import defs, stage_assets
 from traj2env_assets.defs.jobs import PIPELINE_JOB
 from traj2env_assets.families.registry import registered_families
 from traj2env_assets.lifecycle.status import CandidateStatus
-from traj2env_assets.stages import CANDIDATE_STAGES, PER_TRAJECTORY_STAGES, STAGES
+from traj2env_assets.stage_names import CANDIDATE_STAGES, PER_TRAJECTORY_STAGES, STAGES
 from traj2env_assets.stages.report.report import CandidateRecord
 
 STAGES_DOC = Path(__file__).parents[1] / "docs" / "stages.md"

@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from traj2env_assets.stages import PER_TRAJECTORY_STAGES
+from traj2env_assets.stage_names import PER_TRAJECTORY_STAGES
 
 PIPELINE_JOB = "trajectory_pipeline"
 REPORT_JOB = "run_report_job"

@@ -19,12 +19,12 @@ from packaging.utils import canonicalize_name
 from pydantic import BaseModel, Field
 
 from traj2env_assets.dependencies.declared import declared_requirements
+from traj2env_assets.dependencies.requirements import trajectory_date, trajectory_time
 from traj2env_assets.dependencies.system_libraries import system_library_lines
 from traj2env_assets.dependencies.wheelhouse import (
     DependencyResolutionError,
     build_wheelhouse,
 )
-from traj2env_assets.harbor.python_dependencies import trajectory_date, trajectory_time
 
 IMAGE_WHEELS = "/tmp/traj2env-wheels"
 # uv's words for a package it may not build: "Because pydes==2.0.1 has no usable wheels".

@@ -32,6 +32,8 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from traj2env_assets.docker_engine.probe import Probe, ProbeResult
+from traj2env_assets.drops import Drop, Fact
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.quality.effort import EffortWindow
 from traj2env_assets.replay import ReplayRecord
@@ -41,22 +43,10 @@ from traj2env_assets.verification.trial import PROJECT_SUBMISSION
 CandidateT = TypeVar("CandidateT", bound=BaseModel)
 ProposalT = TypeVar("ProposalT", bound=BaseModel)
 
-Fact = str | int | float | bool | list[str]
-"""A value shown in a candidate's row of the Dagster tables and in report.json."""
-
 RewardKind = Literal["binary", "fraction"]
 """``binary``: 1 or 0 (repair, qa); ``fraction``: the share of hidden tests passed (build, extend)."""
 
 TASK_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]*$"
-
-
-class Drop(BaseModel):
-    """Why a candidate goes no further: an exact reason string (see docs/family-*.md) and a detail for people."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    reason: str
-    detail: str = ""
 
 
 class MinedCandidate(BaseModel, Generic[CandidateT]):
@@ -115,42 +105,10 @@ class ProposalRequest(BaseModel):
     values: dict[str, Any]
 
 
-class Probe(BaseModel):
-    """One script run in a fresh container of the candidate's image, networking off."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    script: str
-    workdir: str = "/workspace"
-    env: dict[str, str] = Field(default_factory=dict)
-    timeout_s: float = Field(default=300, gt=0)
-    # Files written into the container before the script runs: {absolute path: bytes}.
-    files: dict[str, bytes] = Field(default_factory=dict)
-    # A file the script leaves for the host (read back as text before the container goes):
-    # for results larger than the output tail.
-    result_file: str | None = None
-
-
 class CalibrationPlan(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     probes: list[Probe] = Field(min_length=1)
-
-
-class ProbeResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str
-    exit_code: int | None
-    timed_out: bool
-    output_tail: str
-    seconds: float
-    stopped_by: str | None = None
-    """The container limit that ended the probe (``timeout``, ``output_limit``, ``disk_limit``,
-    ``out_of_memory``), if one did."""
-    result: str | None = None
-    """The probe's ``result_file``, if it has one and left it."""
 
 
 class CalibrationVerdict(BaseModel):

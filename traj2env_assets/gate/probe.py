@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from traj2env_assets.conventions import is_test_path, sorted_json_sha256
-from traj2env_assets.families.contract import Probe, ProbeResult
+from traj2env_assets.docker_engine.probe import Probe, ProbeResult
 from traj2env_assets.gate.runtime import PROBE, WORKER, runtime_file
 from traj2env_assets.harbor.scripts import PRISTINE_DIR
 from traj2env_assets.harbor.task_spec import (

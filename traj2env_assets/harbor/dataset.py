@@ -100,7 +100,7 @@ class RolloutRun(_Strict):
     at: str
     """When the run started; ISO 8601, UTC."""
     attempts: int
-    """Trials that count: verified, and any failure the agent's own (``quality.rollout``)."""
+    """Trials that count: verified, and any failure the agent's own (``quality_loop.rollout``)."""
     solved: int
     """Attempts whose reward was full (1.0)."""
     errors: int = 0
@@ -131,7 +131,7 @@ RolloutFlag = Literal["never_solved", "always_solved"]
 
 
 class TaskRollouts(_Strict):
-    """One task's rollouts per agent and model, and its flag (``quality.rollout``)."""
+    """One task's rollouts per agent and model, and its flag (``quality_loop.rollout``)."""
 
     task_id: str
     models: list[ModelRollouts]

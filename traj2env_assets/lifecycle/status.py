@@ -27,7 +27,7 @@ from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.families.contract import Drop, Fact, Family, RewardKind
 from traj2env_assets.layout import CandidateLayout, Workspace
 from traj2env_assets.llm.usage import LlmUsage
-from traj2env_assets.stages import CANDIDATE_STAGES, CandidateStage
+from traj2env_assets.stage_names import CANDIDATE_STAGES, CandidateStage
 
 Stage = CandidateStage
 STAGES = CANDIDATE_STAGES

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from traj2env_assets.families.contract import Probe, ProbeResult
+from traj2env_assets.docker_engine.probe import Probe, ProbeResult
 from traj2env_assets.mutation.imports import importing_test_modules
 from traj2env_assets.mutation.mutants import Mutant
 

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.conventions import sorted_json_sha256
-from traj2env_assets.families.contract import Drop
+from traj2env_assets.drops import Drop
 
 DUPLICATE_OF = "duplicate_of"
 WORK_KEY_VERSION = "1"

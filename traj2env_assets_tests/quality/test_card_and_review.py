@@ -23,12 +23,12 @@ from traj2env_assets.lifecycle.status import (
     CandidateStatus,
     TrialsRecord,
 )
-from traj2env_assets.quality import review as review_module
-from traj2env_assets.quality.card import LICENCE_NOTE, render_card
 from traj2env_assets.quality.effort import SessionEffort
-from traj2env_assets.quality.review import UnknownTaskError, record_review, review_rows
-from traj2env_assets.quality.rollout import TrialCount, record_rollouts
+from traj2env_assets.quality_loop import review as review_module
+from traj2env_assets.quality_loop.review import UnknownTaskError, record_review, review_rows
+from traj2env_assets.quality_loop.rollout import TrialCount, record_rollouts
 from traj2env_assets.stages.publish.atomic_publish import publish_task
+from traj2env_assets.stages.publish.card import LICENCE_NOTE, render_card
 from traj2env_assets.stages.report.funnel import FUNNEL_CSV
 from traj2env_assets.stages.report.report import REPORT_FILE, CandidateRecord, RunReport, write_run_report
 from traj2env_assets_tests.docker.sample_tasks import node_task, python_task

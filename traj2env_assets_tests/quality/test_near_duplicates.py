@@ -23,8 +23,8 @@ from traj2env_assets.harbor.task_toml import (
 )
 from traj2env_assets.layout import TaskLayout, Workspace
 from traj2env_assets.lifecycle.status import CandidateStatus, save_status, staged_task_dir
-from traj2env_assets.quality import published_signatures
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
+from traj2env_assets.stages.publish import published_signatures
 from traj2env_assets.stages.publish.publishing import DatasetCaps, publish
 
 FUNCTIONS = [f"def f{n}(x):\n    return x + {n}\n" for n in range(12)]

@@ -25,8 +25,8 @@ from traj2env_assets.harbor.dataset import ModelRollouts, RolloutRun, TaskRollou
 from traj2env_assets.harbor.validate import HarborJobFailed
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import CARD_FILE
-from traj2env_assets.quality.card import ROLLOUTS_HEADING, with_rollouts
-from traj2env_assets.quality.rollout import TrialCount, count_trials, merge_rollouts, record_rollouts, rollout_flag
+from traj2env_assets.quality_loop.rollout import TrialCount, count_trials, merge_rollouts, record_rollouts, rollout_flag
+from traj2env_assets.stages.publish.card import ROLLOUTS_HEADING, with_rollouts
 from traj2env_assets_tests.docker.sample_tasks import python_task
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 
@@ -210,7 +210,7 @@ def test_the_command_records_attempts_and_exits_1_when_trials_failed(
             )
         ]
 
-    monkeypatch.setattr("traj2env_assets.quality.rollout_command.run_rollouts", rollouts)
+    monkeypatch.setattr("traj2env_assets.quality_loop.rollout_command.run_rollouts", rollouts)
     argv = ["rollout", str(dataset), "--agent", "terminus-2", "--model", MODEL]
     assert main(argv) == 1
     captured = capsys.readouterr()
@@ -223,7 +223,7 @@ def test_the_command_records_attempts_and_exits_1_when_trials_failed(
             raise HarborJobFailed("harbor run exited 1")
         return [TrialCount(task_id="calc-stuck", agent=agent, model=MODEL, attempts=1, solved=0)]
 
-    monkeypatch.setattr("traj2env_assets.quality.rollout_command.run_rollouts", second_agent_fails)
+    monkeypatch.setattr("traj2env_assets.quality_loop.rollout_command.run_rollouts", second_agent_fails)
     assert main([*argv, "--agent", "other-agent"]) == 2
     recorded = {task.task_id: task for task in read_manifest(dataset).rollouts}
     assert recorded["calc-fix"] == task, "an earlier run's record stays"

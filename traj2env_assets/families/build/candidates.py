@@ -35,8 +35,8 @@ from traj2env_assets.conventions import (
     UNITTEST_MODULE_GLOB,
     is_test_path,
 )
+from traj2env_assets.dependencies.requirements import REQUIREMENTS
 from traj2env_assets.families.contract import Drop, Fact, MinedCandidate
-from traj2env_assets.harbor.python_dependencies import REQUIREMENTS
 from traj2env_assets.replay import FileEvent, ReplayRecord, ShellCommand, UserRequest
 from traj2env_assets.sources import safe_key
 

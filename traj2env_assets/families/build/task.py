@@ -17,11 +17,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from traj2env_assets.conventions import PYTHON_HARNESS_FILES, is_python_test_module, is_test_path
+from traj2env_assets.dependencies.requirements import python_dependency_lines, requirement_files, trajectory_date
 from traj2env_assets.families.build.candidates import BuildCandidate
 from traj2env_assets.families.build.proposal import BuildProposal, proposal_problem
 from traj2env_assets.families.build.surface import recorded_contract, stub_files
 from traj2env_assets.families.contract import CandidateRejected, TaskSource
-from traj2env_assets.harbor.python_dependencies import python_dependency_lines, requirement_files, trajectory_date
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 HIDDEN_TESTS = "tests/test_hidden.py"

@@ -49,9 +49,9 @@ from traj2env_assets.dependencies import (
     EnvironmentPlan,
     python_environment,
 )
+from traj2env_assets.dependencies.requirements import trajectory_time
 from traj2env_assets.families.repair.candidates import RepairCandidate, lint_tool
 from traj2env_assets.families.repair.instruction import repair_instruction
-from traj2env_assets.harbor.python_dependencies import trajectory_time
 from traj2env_assets.harbor.task_spec import TaskSpec, VerifierSpec
 
 _NODE_TEST_SCRIPT = re.compile(r"^\s*node\s+--test(\s+[^|;&<>]*)?\s*$")

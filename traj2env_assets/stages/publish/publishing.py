@@ -22,7 +22,7 @@ The last gate: every task is scanned for secrets once more as it is published (t
 about to land in the destination). The spec was redacted before the image was built, so a
 finding here is a bug, or a secret the calibrated task derived (a behaviour-gate answer);
 the task is not published and the candidate is dropped as ``secret_in_task``. The task's
-card (``traj2env_assets.quality.card``) is added to that copy, so the scan covers it.
+card (``traj2env_assets.stages.publish.card``) is added to that copy, so the scan covers it.
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.quality.card import render_card
 from traj2env_assets.quality.duplicates import FixClaims
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
-from traj2env_assets.quality.published_signatures import PublishedSignatures
 from traj2env_assets.stages.publish.atomic_publish import publish_task
+from traj2env_assets.stages.publish.card import render_card
+from traj2env_assets.stages.publish.published_signatures import PublishedSignatures
 
 GROUP_CAP = "group_cap"
 PROJECT_CAP = "project_cap"

@@ -45,12 +45,12 @@ carries its evidence (step id, channel, tool, a secret-masked excerpt) into
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Any, Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
+from traj2env_assets.atif_scanner import scanner_installed
 from traj2env_assets.atomic_files import atomic_write_json
 from traj2env_assets.conventions import sorted_json_sha256
 from traj2env_assets.layout import Workspace
@@ -113,19 +113,6 @@ class ScanVerdict(BaseModel):
     @property
     def blocking_ids(self) -> list[str]:
         return [finding.id for finding in self.findings if finding.blocking]
-
-
-def scanner_installed() -> bool:
-    return importlib.util.find_spec("atif_scan") is not None
-
-
-def known_finding_ids() -> frozenset[str] | None:
-    """Every check id the scanner can report, or None when it is not installed."""
-    if not scanner_installed():
-        return None
-    from atif_scan import builtin_detectors
-
-    return frozenset(detector.spec.id for detector in builtin_detectors())
 
 
 def is_blocking(

@@ -12,8 +12,8 @@ from rich.table import Table
 from traj2env_assets.harbor.dataset import MANIFEST_FILE, TaskRollouts
 from traj2env_assets.harbor.validate import HarborJobFailed
 from traj2env_assets.harbor.validate_command import DEFAULT_JOBS_DIR
-from traj2env_assets.quality.review_command import has_manifest
-from traj2env_assets.quality.rollout import TrialCount, record_rollouts, run_rollouts
+from traj2env_assets.quality_loop.review_command import has_manifest
+from traj2env_assets.quality_loop.rollout import TrialCount, record_rollouts, run_rollouts
 
 
 def add_rollout_command(subparsers: argparse._SubParsersAction) -> None:

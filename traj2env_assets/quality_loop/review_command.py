@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from traj2env_assets.harbor.dataset import MANIFEST_FILE
-from traj2env_assets.quality.review import Decision, UnknownTaskError, record_review, review_rows
+from traj2env_assets.quality_loop.review import Decision, UnknownTaskError, record_review, review_rows
 
 
 def add_review_command(subparsers: argparse._SubParsersAction) -> None:

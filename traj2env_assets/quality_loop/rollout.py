@@ -39,7 +39,7 @@ from traj2env_assets.harbor.dataset import (
 )
 from traj2env_assets.harbor.validate import finish_harbor_job, job_trials, start_harbor_job, trial_task
 from traj2env_assets.layout import TaskLayout
-from traj2env_assets.quality.card import with_rollouts
+from traj2env_assets.stages.publish.card import with_rollouts
 from traj2env_assets.stages.report.funnel import refresh_dataset_quality
 
 SOLVED_REWARD = 1.0
