@@ -8,6 +8,7 @@ The Docker plumbing (docker_engine) imports nothing above it."""
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,24 @@ def test_docker_engine_imports_only_plumbing() -> None:
 @pytest.mark.parametrize("leaf", ["run_locks.py", "conventions.py", "stage_names.py", "drops.py", "atif_scanner.py"])
 def test_leaf_modules_import_nothing_of_the_package(leaf: str) -> None:
     assert _package_imports(PACKAGE / leaf) == set()
+
+
+def _part(module: str) -> str:
+    """The folder or top-level module of the package a module belongs to."""
+    return module.split(".")[1]
+
+
+def test_no_two_parts_of_the_package_import_each_other() -> None:
+    """Folders and top-level modules form layers: no import runs back up, directly or
+    round about (``graphlib`` names the loop it finds)."""
+    uses: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        part = path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+        uses.setdefault(part, set()).update(
+            other for module in _package_imports(path) if (other := _part(module)) != part
+        )
+    try:
+        order = list(graphlib.TopologicalSorter(uses).static_order())
+    except graphlib.CycleError as loop:
+        pytest.fail(f"parts of the package import each other: {' -> '.join(loop.args[1])}")
+    assert {"stages", "defs", "families", "harbor", "conventions"} <= set(order)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 from traj2env_assets.docker_engine.engine import DockerEngine
 from traj2env_assets.families.contract import CalibrationPlan
-from traj2env_assets.gate.judge import GateJudgement, judge_gate
-from traj2env_assets.gate.probe import gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import WrittenTask, write_task
 from traj2env_assets.stages.calibration.calibration import run_probes
+from traj2env_assets.stages.calibration.gate_judge import GateJudgement, judge_gate
+from traj2env_assets.stages.calibration.gate_probe import gate_probe
 
 
 def write_gated_task(engine: DockerEngine, spec: TaskSpec, dataset: Path) -> tuple[WrittenTask, GateJudgement]:

@@ -17,7 +17,7 @@ import pytest
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.resources import PipelineResource
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
-from traj2env_assets.lifecycle.tasks import task_spec_for
+from traj2env_assets.stages.task_specs import task_spec_for
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider, FakeReply
 from traj2env_assets_tests.llm.helpers import PRICED_MODEL

@@ -1,4 +1,4 @@
-"""What the gate keeps (traj2env_assets.gate.judge), on real probe reports of the shop
+"""What the gate keeps (traj2env_assets.stages.calibration.gate_judge), on real probe reports of the shop
 project of our own making and on reports edited to show one rule each."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.families.contract import ProbeResult
-from traj2env_assets.gate.judge import (
+from traj2env_assets.harbor.task_spec import VerifierSpec
+from traj2env_assets.stages.calibration.calibration import _with_gate
+from traj2env_assets.stages.calibration.gate_judge import (
     MIN_DISCRIMINATING_CASES,
     case_is_degenerate,
     judge_gate,
 )
-from traj2env_assets.harbor.task_spec import VerifierSpec
-from traj2env_assets.stages.calibration.calibration import _with_gate
 from traj2env_assets_tests.docker.sample_tasks import python_task
 from traj2env_assets_tests.gate.probe_run import run_probe
 from traj2env_assets_tests.gate.projects import BEFORE

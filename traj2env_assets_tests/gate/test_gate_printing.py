@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.families.contract import ProbeResult
-from traj2env_assets.gate.judge import judge_gate
 from traj2env_assets.gate.model import gate_files
 from traj2env_assets.gate.runtime import WORKER, runtime_file
 from traj2env_assets.gate.runtime.gate_probe import observed
 from traj2env_assets.gate.runtime.gate_worker import answers_match
+from traj2env_assets.stages.calibration.gate_judge import judge_gate
 from traj2env_assets_tests.gate.probe_run import run_probe, write_project
 from traj2env_assets_tests.gate.projects import (
     TILL_AFTER,

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.families.contract import ProbeResult
-from traj2env_assets.gate.judge import judge_gate
 from traj2env_assets.gate.model import BehaviourGate, gate_files
 from traj2env_assets.gate.runtime import WORKER, runtime_file
+from traj2env_assets.stages.calibration.gate_judge import judge_gate
 from traj2env_assets_tests.gate.probe_run import run_probe, write_project
 from traj2env_assets_tests.gate.projects import AFTER, BEFORE
 

@@ -12,8 +12,8 @@ import pytest
 from traj2env_assets.harbor.dataset import read_task_toml
 from traj2env_assets.harbor.writer import task_toml
 from traj2env_assets.lifecycle.status import CandidateRef, read_status
-from traj2env_assets.lifecycle.tasks import task_spec_for
 from traj2env_assets.quality.effort import difficulty
+from traj2env_assets.stages.task_specs import task_spec_for
 from traj2env_assets_tests.families.toy_pipeline import ToyPipeline
 from traj2env_assets_tests.llm.fake_provider import FakeProvider
 

@@ -17,7 +17,7 @@ Usage: ``python3 -I gate_probe.py PLAN_JSON OUT_DIR``. It
 5. writes the report (the plan's ``report`` path): the tests, the cases and the three sets
    of answers; its working files stay in ``OUT_DIR``.
 
-Judging (which cases to keep) is done on the host: ``traj2env_assets.gate.judge``.
+Judging (which cases to keep) is done on the host: ``traj2env_assets.stages.calibration.gate_judge``.
 """
 
 import functools

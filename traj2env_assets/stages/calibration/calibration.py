@@ -35,8 +35,6 @@ from traj2env_assets.docker_engine.sandbox import (
 )
 from traj2env_assets.families.contract import CalibrationPlan, Family, Probe, ProbeResult
 from traj2env_assets.families.registry import Families
-from traj2env_assets.gate.judge import GateJudgement, judge_gate
-from traj2env_assets.gate.probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.harbor.task_spec import TaskSpec
 from traj2env_assets.harbor.writer import write_task
 from traj2env_assets.layout import Workspace, keyed_file
@@ -50,8 +48,10 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import blamed_on_redaction, digest_of, task_spec_for
+from traj2env_assets.stages.calibration.gate_judge import GateJudgement, judge_gate
+from traj2env_assets.stages.calibration.gate_probe import GATE_PROBE, gate_applies, gate_probe
 from traj2env_assets.stages.images.images import image_build_drop, with_image_present
+from traj2env_assets.stages.task_specs import blamed_on_redaction, digest_of, task_spec_for
 
 
 class ProbeResults(BaseModel):

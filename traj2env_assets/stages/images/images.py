@@ -33,7 +33,7 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import blamed_on_redaction, redacted_task_spec, spec_key
+from traj2env_assets.stages.task_specs import blamed_on_redaction, redacted_task_spec, spec_key
 
 LOG_TAIL_CHARS = 4000
 

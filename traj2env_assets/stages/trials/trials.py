@@ -36,8 +36,8 @@ from traj2env_assets.lifecycle.status import (
     save_status,
     staged_task_dir,
 )
-from traj2env_assets.lifecycle.tasks import blamed_on_redaction
 from traj2env_assets.stages.images.images import image_build_drop, with_image_present
+from traj2env_assets.stages.task_specs import blamed_on_redaction
 from traj2env_assets.verification.controls import Control
 from traj2env_assets.verification.trial import MatrixResult, TrialTask, run_matrix
 

@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from traj2env_assets.docker_engine.probe import ProbeResult
 from traj2env_assets.drops import Drop, Fact
 from traj2env_assets.gate.model import Answer, BehaviourGate, GateCase, Step
-from traj2env_assets.gate.probe import parse_gate_report
 from traj2env_assets.gate.runtime.gate_worker import answers_match, values_match
+from traj2env_assets.stages.calibration.gate_probe import parse_gate_report
 
 MIN_DISCRIMINATING_CASES = 3
 _UNCOVERED_SHOWN = 10
