@@ -18,7 +18,7 @@ The design is "redact everywhere, let the task's own checks decide":
   credential and the test that uses it stay consistent, so a test that merely carries a
   credential keeps passing. A shorter one (a weak password) is redacted on the line it
   was found only: replacing ``pass`` everywhere would rewrite the code.
-- The lifecycle redacts where every stage reads the spec (``stages.task_specs``), so the
+- The stages redact where each of them reads the spec (``stages.task_specs``), so the
   image, calibration and the trial matrix run the redacted task: a redaction the task
   depended on fails there, honestly, and is reported as ``secret_in_task``. Deciding up
   front which files "need" a value cannot be done from the text (a test reads a fixture, a
