@@ -3,9 +3,9 @@
 xdist's ``loadgroup`` marks do not reach its scheduler under pytest 9 (it renames
 ``item._nodeid``, which pytest 9 no longer reads), so grouping is done here on the node
 ids the scheduler sees: ``loadscope`` by module instead of by class, with the modules
-that share one costly session fixture in a single unit. Those units are the longest, so
-they go first (:func:`costly_units_first`): xdist hands out units in collection order,
-and a long unit started last keeps one worker busy while the other waits.
+that share one costly session fixture in a single unit. xdist hands out the units by
+their number of tests (``--loadscope-reorder``, on by default) and, among units of one
+size, in collection order, which :func:`costly_units_first` sets: the shared units first.
 """
 
 from __future__ import annotations

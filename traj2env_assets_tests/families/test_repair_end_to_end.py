@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from traj2env_assets.harbor.dataset import read_manifest, read_splits
+from traj2env_assets.stage_names import CANDIDATE_STAGES
 from traj2env_assets_tests.attacks.sample_tasks import SESSIONS as ATTACKED_SESSIONS
 from traj2env_assets_tests.example_run import ExampleRun
 from traj2env_assets_tests.harbor_jobs import rewards_of, run_harbor_agents
@@ -126,7 +127,7 @@ def test_rerun_of_unchanged_inputs_builds_nothing_and_runs_no_trial(example_run:
     # The candidates whose latest walk reached the image stage. A copy of one session's work
     # that went through every stage in the first run, before the earlier recording of the
     # same work claimed it, stops before the image stage on the rerun and keeps its record.
-    after_image = {"image", "calibration", "trials", "publish"}
+    after_image = set(CANDIDATE_STAGES[CANDIDATE_STAGES.index("images") :])
     walked = [s for s in statuses if s.get("reached") in after_image or s.get("dropped_at") in after_image]
     images = [s["image"]["built"] for s in walked if s.get("image")]
     assert images and not any(images)
