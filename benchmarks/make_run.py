@@ -24,12 +24,14 @@ step" is the wall during which no step of any run ran (the CLI and Dagster start
 launching steps, and the report run's start). The trial line reads the matrices the run
 wrote (``trials.json``): trials, mean seconds per trial and per verifier script. The cheap
 stages and "outside any step" are Dagster's own share of a cold run; the rest is container
-work (see ``docs/benchmarks.md`` for the floor).
+work (see ``docs/benchmarks.md`` for the floor). Last, whether both sides published the
+same tasks, every file's path, mode and bytes (read after the cold runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -45,8 +47,9 @@ import docker
 from rich.console import Console
 from rich.table import Table
 
+from traj2env_assets.conventions import file_sha256
 from traj2env_assets.docker_engine.labels import ROLE_LABEL
-from traj2env_assets.layout import Workspace
+from traj2env_assets.layout import TaskLayout, Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 PYTHON = REPO / ".venv" / "bin" / "python"
@@ -71,11 +74,12 @@ class Side:
     overlap_s: float
     stages: list[StageRow]
     trials: TrialFigures
+    published: PublishedFiles
 
 
 Interval = tuple[float, float]
 BUILD_STEPS = ("images_candidate",)
-TRIAL_STEPS = ("trials_candidate", "calibration_candidate")
+TRIAL_STEPS = ("trials_candidate", "trials_deferred_candidate", "calibration_candidate")
 # The breakdown's stages, in order, each by the step-key fragments that mark its steps (both
 # sides' asset names, before and after the stages were named for their folders: ``images``
 # also matches ``task_images``); a step matching none is "publish + report".
@@ -224,6 +228,25 @@ def _clear_docker_work() -> int:
     return len(images)
 
 
+@dataclass(frozen=True)
+class PublishedFiles:
+    files: int
+    sha256: str
+    """Over every published task's files (path, mode, content), in path order."""
+
+
+def published_files(workspace: Path) -> PublishedFiles:
+    """The published tasks' files, so two sides' outputs compare byte for byte (a change that
+    only saves work must publish the same tasks)."""
+    root = workspace / "trajectory-tasks"
+    tasks = [path for path in sorted(root.iterdir()) if TaskLayout(path).config_path.is_file()] if root.is_dir() else []
+    files = sorted(path for task in tasks for path in task.rglob("*") if path.is_file())
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path.relative_to(root).as_posix()}\0{path.stat().st_mode:o}\0{file_sha256(path)}\n".encode())
+    return PublishedFiles(files=len(files), sha256=digest.hexdigest())
+
+
 def _published(workspace: Path) -> int:
     manifest = workspace / "trajectory-tasks" / "dataset.json"
     if not manifest.is_file():
@@ -251,6 +274,7 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
     steps = step_intervals(every_step)
     stages = stage_breakdown(every_step, cold.wall_s)
     trials = trial_figures(workspace)
+    published = published_files(workspace)
     console.print(f"{name}: cold {cold.wall_s:.1f} s; warm run ...")
     warm = _timed(command, checkout, log)
     return Side(
@@ -263,6 +287,7 @@ def run_side(name: str, checkout: Path, config: Path, scratch: Path, console: Co
         overlap_s=overlap_seconds(steps["build"], steps["trial"]),
         stages=stages,
         trials=trials,
+        published=published,
     )
 
 
@@ -300,6 +325,11 @@ def print_sides(sides: list[Side], console: Console) -> None:
     console.print(
         f"cold wall: baseline/current = {baseline.cold.wall_s / current.cold.wall_s:.2f}x; "
         f"cold CPU: {baseline.cold.cpu_s / current.cold.cpu_s:.2f}x"
+    )
+    same = "the same" if baseline.published == current.published else "NOT the same"
+    console.print(
+        f"published tasks' files after the cold runs: {same} (baseline {baseline.published.files} files, "
+        f"{baseline.published.sha256[:12]}; current {current.published.files} files, {current.published.sha256[:12]})"
     )
     print_breakdown(sides, console)
 

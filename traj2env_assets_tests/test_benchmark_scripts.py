@@ -103,13 +103,14 @@ def test_make_run_breaks_a_cold_run_down_by_stage_and_the_wall_outside_any_step(
         make_run.Step("a", "images.images_candidate[x]", (3.0, 5.0)),
         make_run.Step("a", "calibration.calibration_candidate[x]", (5.0, 6.0)),
         make_run.Step("a", "trials.trials_candidate[x]", (6.0, 10.0)),
-        make_run.Step("b", "trials.trials_candidate[y]", (10.0, 12.0)),
+        make_run.Step("b", "trials.trials_deferred_candidate[y]", (10.0, 12.0)),
         make_run.Step("c", "report", (13.0, 14.0)),
     ]
     rows = {row.stage: row for row in make_run.stage_breakdown(steps, wall_s=15.0)}
     cheap = rows["cheap stages (convert … proposals)"]
     assert (cheap.steps, cheap.step_s, cheap.wall_s) == (2, 2.5, 2.0)
     assert (rows["trials"].steps, rows["trials"].wall_s) == (2, 6.0)
+    assert len(make_run.step_intervals(steps)["trial"]) == 3
     assert rows["publish + report"].wall_s == 1.0 and rows["image plan (task files, wheels)"].steps == 0
     # 2-3, 12-13 and 14-15: no step of any run.
     assert rows[make_run.OUTSIDE_STEPS].wall_s == 3.0
@@ -120,6 +121,28 @@ def test_make_run_breaks_a_cold_run_down_by_stage_and_the_wall_outside_any_step(
         (tmp_path / candidate).mkdir()
         (tmp_path / candidate / "trials.json").write_text(json.dumps({"results": results, "seconds": 6.0}))
     assert make_run.trial_figures(tmp_path) == make_run.TrialFigures(2, 1, 3.0, 1.0)
+
+
+def test_make_run_compares_the_published_tasks_byte_for_byte(tmp_path: Path) -> None:
+    """Two sides' published tasks: equal when every task file's path, mode and bytes are;
+    the run's report and the dataset manifest (timings, drop stages) are not compared."""
+    make_run = _load_benchmark("make_run")
+    sides = []
+    for side in ("baseline", "current"):
+        task = tmp_path / side / "trajectory-tasks" / "task-1"
+        (task / "tests").mkdir(parents=True)
+        (task / "task.toml").write_text("[task]\n")
+        (task / "tests" / "test.sh").write_text("exit 0\n")
+        (task.parent / "report.json").write_text(side)
+        sides.append(tmp_path / side)
+    baseline, current = (make_run.published_files(side) for side in sides)
+    assert baseline == current and baseline.files == 2
+    script = sides[1] / "trajectory-tasks" / "task-1" / "tests" / "test.sh"
+    script.chmod(0o755)
+    assert make_run.published_files(sides[1]) != baseline
+    script.chmod(0o644)
+    script.write_text("exit 1\n")
+    assert make_run.published_files(sides[1]) != baseline
 
 
 def test_scale_sessions_are_distinct_inputs_and_only_the_yielding_ones_are_mined(tmp_path: Path) -> None:

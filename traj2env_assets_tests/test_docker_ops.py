@@ -16,7 +16,7 @@ from docker.errors import APIError
 
 from traj2env_assets.config import RunConfigFile, RunSettings
 from traj2env_assets.defs.docker import DockerEngineResource, permanent_unless_transient
-from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, DockerStage, docker_stage_asset
+from traj2env_assets.defs.docker_stages import REFS_IO_MANAGER, DockerStage, Plan, docker_stage_asset
 from traj2env_assets.defs.partitions import trajectories
 from traj2env_assets.defs.resources import FAMILIES_RESOURCE, PipelineResource
 from traj2env_assets.docker_engine.engine import DockerEngine
@@ -43,10 +43,14 @@ def test_only_an_unreachable_or_failing_engine_counts_as_transient() -> None:
     assert isinstance(permanent, dg.Failure) and permanent.allow_retries is False
 
 
-def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcessResult, Counter[str]]:
+def _run(
+    tmp_path: Path, failures: list[Exception], plan_deferred: Plan | None = None
+) -> tuple[dg.ExecuteInProcessResult, Counter[str]]:
     attempts: Counter[str] = Counter()
 
-    def work(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+    def work(
+        pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
+    ) -> CandidateStatus:
         attempts[ref.task_id] += 1
         if failures:
             raise failures.pop(0)
@@ -72,6 +76,7 @@ def _run(tmp_path: Path, failures: list[Exception]) -> tuple[dg.ExecuteInProcess
             plan=lambda pipeline, docker, families, statuses: [REF],
             work=work,
             work_metadata=lambda s: {},
+            plan_deferred=plan_deferred,
         )
     )
     pipeline = PipelineResource.from_settings(RunSettings.resolve(RunConfigFile(), tmp_path))
@@ -107,3 +112,36 @@ def test_any_other_error_fails_the_step_without_a_retry(tmp_path: Path) -> None:
     result, attempts = _run(tmp_path, [ValueError("the plan is wrong")])
     assert not result.success
     assert attempts["t1"] == 1
+
+
+def test_a_second_wave_works_on_what_the_first_plan_left_waiting_after_the_first_waves_steps(tmp_path: Path) -> None:
+    """The trials stage's shape: the second plan runs once the first wave's step is done, its
+    candidates' steps after it; the summary settles with the second plan."""
+    later = CandidateRef(family="repair", partition_key="k", task_id="t2")
+    deferred_plans = Counter[str]()
+
+    def plan_deferred(*_: object) -> list[CandidateRef]:
+        deferred_plans["calls"] += 1
+        return [later] if deferred_plans["calls"] == 1 else []
+
+    result, attempts = _run(tmp_path, [], plan_deferred=plan_deferred)
+    assert result.success
+    assert list(attempts) == ["t1", "t2"] and set(attempts.values()) == {1}
+    steps = [e.step_key for e in result.all_events if e.event_type_value == "STEP_SUCCESS"]
+    first, plan, second = (
+        steps.index(key)
+        for key in (
+            "images.images_candidate[repair__t1]",
+            "images.images_deferred_plan",
+            "images.images_deferred_candidate[repair__t2]",
+        )
+    )
+    assert first < plan < second < steps.index("images.images_summary")
+    assert deferred_plans["calls"] == 2  # the second wave's plan, then the summary's
+    assert not [e for e in result.all_events if "still waiting" in (e.message or "")]
+
+
+def test_a_stage_without_a_second_wave_has_no_deferred_steps(tmp_path: Path) -> None:
+    result, _ = _run(tmp_path, [])
+    assert result.success
+    assert not [e for e in result.all_events if e.step_key and "deferred" in e.step_key]

@@ -6,7 +6,10 @@ build, no container) and emits the others as dynamic outputs; ``<stage>_candidat
 does one candidate's Docker work, in the stage's pool and with the Docker retry
 policy, so a run shows one step per candidate with its own logs and metadata;
 ``<stage>_summary`` settles the candidates that shared a key with one that ran (the plan
-emits one candidate per key) and records each partition's per-candidate table. A warm rerun emits
+emits one candidate per key) and records each partition's per-candidate table. A stage
+with a second wave (``trials``: a hider's matrix after its shower's) has two more ops:
+``<stage>_deferred_plan`` plans what the first plan left waiting once the first wave's
+steps are done, and ``<stage>_deferred_candidate`` works on it. A warm rerun emits
 nothing and runs no Docker step. ``propose_only`` is applied here: no plan emits work.
 """
 
@@ -30,7 +33,8 @@ from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus, Stag
 REFS_IO_MANAGER = "candidate_refs"
 
 Plan = Callable[[PipelineResource, DockerEngineResource, Families, list[CandidateStatus]], list[CandidateRef]]
-Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef], CandidateStatus]
+Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef, list[str]], CandidateStatus]
+"""One candidate's Docker work; the last argument is the partitions of its run (a batch)."""
 WorkMetadata = Callable[[CandidateStatus], Metadata]
 
 
@@ -44,6 +48,9 @@ class DockerStage(NamedTuple):
     plan: Plan
     work: Work
     work_metadata: WorkMetadata
+    plan_deferred: Plan | None = None
+    """The second wave's plan, after the first wave's steps: what ``plan`` left waiting. It
+    also settles the stage in the summary."""
 
 
 def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
@@ -61,8 +68,26 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         if pipeline.options().propose_only:
             context.log.info("propose_only: no Docker work")
             return
-        statuses = [s for key in context.partition_keys for s in partition_statuses_of(pipeline, families, key)]
-        for ref in spec.plan(pipeline, docker_engine, families, statuses):
+        for ref in spec.plan(pipeline, docker_engine, families, _unsettled(context, pipeline, families, set())):
+            yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
+
+    @dg.op(
+        name=f"{spec.stage}_deferred_plan",
+        ins={"done": dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER)},
+        out=dg.DynamicOut(CandidateRef, io_manager_key=REFS_IO_MANAGER),
+    )
+    def deferred_plan(
+        context: dg.OpExecutionContext,
+        done: list[CandidateRef],
+        pipeline: PipelineResource,
+        docker_engine: DockerEngineResource,
+        families: dg.ResourceParam[Families],
+    ) -> Iterator[dg.DynamicOutput[CandidateRef]]:
+        assert spec.plan_deferred is not None  # the op is in the graph only then
+        if pipeline.options().propose_only:
+            return
+        statuses = _unsettled(context, pipeline, families, set(done))
+        for ref in spec.plan_deferred(pipeline, docker_engine, families, statuses):
             yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
 
     @dg.op(
@@ -80,36 +105,34 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
     ) -> CandidateRef:
         with interrupts_not_retried():
             try:
-                status = spec.work(pipeline, docker_engine.engine(context.run), families.by_name(ref.family), ref)
+                engine, family = docker_engine.engine(context.run), families.by_name(ref.family)
+                status = spec.work(pipeline, engine, family, ref, list(context.partition_keys))
             except Exception as error:
                 raise permanent_unless_transient(error) from error
         context.log.info(f"{ref.family} {ref.task_id}: {status.state} {status.drop.reason if status.drop else ''}")
         context.add_output_metadata({"state": status.state, **spec.work_metadata(status)})
         return ref
 
+    waves = ("done", "deferred_done") if spec.plan_deferred is not None else ("done",)
+
     @dg.op(
         name=f"{spec.stage}_summary",
-        ins={"done": dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER)},
+        ins={wave: dg.In(list[CandidateRef], input_manager_key=REFS_IO_MANAGER) for wave in waves},
         out=dg.Out(dg.Nothing),
     )
     def summary(
         context: dg.OpExecutionContext,
-        done: list[CandidateRef],
         pipeline: PipelineResource,
         docker_engine: DockerEngineResource,
         families: dg.ResourceParam[Families],
+        **done: list[CandidateRef],
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
-        worked = set(done)
+        worked = {ref for wave in done.values() for ref in wave}
         if not pipeline.options().propose_only:
             # Candidates that shared a key with one that just ran are decided on its results;
             # those that ran keep the record their own step wrote (it says what was built).
-            statuses = [
-                s
-                for key in context.partition_keys
-                for s in partition_statuses_of(pipeline, families, key)
-                if s.ref not in worked
-            ]
-            if waiting := spec.plan(pipeline, docker_engine, families, statuses):
+            settle = spec.plan_deferred or spec.plan
+            if waiting := settle(pipeline, docker_engine, families, _unsettled(context, pipeline, families, worked)):
                 context.log.warning(f"{spec.stage}: still waiting: {[ref.task_id for ref in waiting]}")
 
         def docker_steps(statuses: list[CandidateStatus]) -> Metadata:
@@ -129,6 +152,23 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         description=spec.description,
     )
     def stage_asset(after: None) -> None:
-        return summary(plan(after=after).map(work).collect())
+        done = plan(after=after).map(work).collect()
+        if spec.plan_deferred is None:
+            return summary(done=done)
+        deferred_done = deferred_plan(done=done).map(work.alias(f"{spec.stage}_deferred_candidate")).collect()
+        return summary(done=done, deferred_done=deferred_done)
 
     return stage_asset
+
+
+def _unsettled(
+    context: dg.OpExecutionContext, pipeline: PipelineResource, families: Families, worked: set[CandidateRef]
+) -> list[CandidateStatus]:
+    """Every candidate of the run's partitions whose step has not run in this run, as its
+    status file has it now."""
+    return [
+        status
+        for key in context.partition_keys
+        for status in partition_statuses_of(pipeline, families, key)
+        if status.ref not in worked
+    ]

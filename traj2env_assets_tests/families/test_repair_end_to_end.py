@@ -147,6 +147,22 @@ def test_each_calibration_plan_and_trial_matrix_runs_once(example_run: ExampleRu
     assert copies and all(tags[c["task_id"]] in (None, tags[c["duplicate_of"]]) for c in copies)
 
 
+def test_no_matrix_runs_for_a_build_task_that_hides_the_tests_its_sessions_extend_task_shows(
+    example_run: ExampleRun,
+) -> None:
+    """Publish would drop the extend sample's build candidate as hidden_tests_leak (its extend
+    task shows those tests): the trials stage drops it once the extend task's matrix passed,
+    without a matrix of its own. Both are one session's, so one run's: no timing decides it."""
+    build = [c for c in _by_family(example_run.first)["build"] if c["stem"] == EXTEND_POSITIVE]
+    [hider] = [c for c in build if c.get("reason") != "duplicate_of"]
+    assert (hider["reason"], hider["dropped_at"]) == ("hidden_tests_leak", "trials")
+    [shower] = [c for c in _by_family(example_run.first)["extend"] if c["kept"]]
+    assert f"is shown by {shower['task_id']}" in hider["detail"]
+    statuses = [json.loads(p.read_text()) for p in example_run.workspace.rglob("status.json")]
+    [status] = [s for s in statuses if s["task_id"] == hider["task_id"]]
+    assert status.get("trials") is None
+
+
 def test_the_dataset_manifest_lists_every_task_with_source_disjoint_splits(example_run: ExampleRun) -> None:
     dataset = example_run.tasks
     manifest = read_manifest(dataset)

@@ -1,6 +1,7 @@
 """Sibling leaks (traj2env_assets.harbor.leaks) between task directories as the writer
 writes them: a hidden test another task shows is found whatever its name, formatting or
-comments; unrelated and trivial tests are not; at publish, the hider goes."""
+comments; unrelated and trivial tests are not; at publish, the hider goes, and the trials
+stage drops it earlier only where publish would (traj2env_assets.stages.hidden_tests_leak)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from traj2env_assets.lifecycle.status import (
     Stage,
     save_status,
     staged_task_dir,
+    trajectory_statuses,
 )
+from traj2env_assets.stages.hidden_tests_leak import HIDDEN_TESTS_LEAK, early_leaks
 from traj2env_assets.stages.publish.publishing import publish
 
 SHOWN = """from shop import tags
@@ -146,3 +149,71 @@ def test_a_dropped_candidate_hides_nothing_from_the_others(tmp_path: Path) -> No
 
     [published] = publish(workspace, tmp_path / "dataset", [hider])
     assert published.drop is None and published.reached == "publish"
+
+
+def _hider_and_shower(workspace: Workspace, shower_reached: Stage) -> tuple[CandidateStatus, CandidateStatus]:
+    hider = _staged(
+        workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), "calibration"
+    )
+    shower = _staged(
+        workspace, "session-a", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), shower_reached
+    )
+    return hider, shower
+
+
+def test_before_trials_a_hider_goes_once_its_shower_passed_its_trials_as_publish_would(tmp_path: Path) -> None:
+    """The trials stage drops a hider publish would drop (its shower of the same trajectory
+    passed its trials) without running its matrix; publish, given the hider, drops it the same way."""
+    workspace, destination = Workspace(root=tmp_path / "workspace"), tmp_path / "dataset"
+    hider, shower = _hider_and_shower(workspace, "trials")
+
+    early = early_leaks(workspace, destination, [hider], [hider, shower])
+    assert early.after_showers == set() and list(early.drops) == [hider.ref]
+    assert early.drops[hider.ref].reason == HIDDEN_TESTS_LEAK
+    assert "test_renamed (hidden here) is shown by shows" in early.drops[hider.ref].detail
+
+    at_publish, shown = publish(workspace, destination, [save_status(workspace, hider.passed("trials")), shower])
+    assert at_publish.drop == early.drops[hider.ref] and shown.drop is None
+
+
+def test_before_trials_a_hider_goes_after_its_undecided_shower_and_runs_if_the_shower_failed(tmp_path: Path) -> None:
+    workspace, destination = Workspace(root=tmp_path / "workspace"), tmp_path / "dataset"
+    hider, shower = _hider_and_shower(workspace, "calibration")
+
+    planned = early_leaks(workspace, destination, [hider, shower], [hider, shower])
+    assert planned.after_showers == {hider.ref} and planned.drops == {}
+
+    # The hider's turn: its shower failed, so publish would keep it; it runs its matrix.
+    failed = save_status(workspace, shower.dropped("trials", Drop(reason="trials_failed", detail="")))
+    assert early_leaks(workspace, destination, [hider], trajectory_statuses(workspace, "session-a")) == ({}, set())
+    assert failed in trajectory_statuses(workspace, "session-a")
+
+    [published] = publish(workspace, destination, [save_status(workspace, hider.passed("trials"))])
+    assert published.drop is None and (destination / "hides" / "task.toml").is_file()
+
+
+def test_before_trials_a_hider_of_a_shower_in_another_trajectory_runs_and_publish_decides(tmp_path: Path) -> None:
+    """A shower the trials stage does not see (another partition's run has it) decides
+    nothing early: the hider runs its matrix, as it did before the early check."""
+    workspace, destination = Workspace(root=tmp_path / "workspace"), tmp_path / "dataset"
+    hider, _ = _hider_and_shower(workspace, "trials")
+    assert early_leaks(workspace, destination, [hider], [hider]) == ({}, set())
+
+
+def test_before_trials_a_candidate_that_leaks_against_a_published_task_goes(tmp_path: Path) -> None:
+    """Both ways: a published task is never taken back, so publish would drop the candidate
+    whatever happens to the others."""
+    workspace, destination = Workspace(root=tmp_path / "workspace"), tmp_path / "dataset"
+    write_task(_task("published-shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), destination)
+    hider = _staged(
+        workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), "calibration"
+    )
+    assert list(early_leaks(workspace, destination, [hider], [hider]).drops) == [hider.ref]
+
+    other_destination = tmp_path / "other-dataset"
+    write_task(_task("published-hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), other_destination)
+    shower = _staged(
+        workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), "calibration"
+    )
+    [(ref, drop)] = early_leaks(workspace, other_destination, [shower], [shower]).drops.items()
+    assert ref == shower.ref and "(hidden by published-hides) is shown here" in drop.detail

@@ -21,7 +21,9 @@ def _plan_calibration(
     return plan_calibration(pipeline.workspace(), families, statuses, pipeline.settings().output.org)[1]
 
 
-def _calibrate(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+def _calibrate(
+    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
+) -> CandidateStatus:
     # The docker_trial pool's one slot runs ``jobs`` containers at once: a candidate's probes
     # side by side as its trials are.
     workspace, jobs, org = pipeline.workspace(), pipeline.options().jobs, pipeline.settings().output.org

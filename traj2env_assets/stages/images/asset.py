@@ -22,7 +22,9 @@ def _plan_images(
     return plan_images(pipeline.workspace(), families, docker.engine(), statuses, org)[1]
 
 
-def _build(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+def _build(
+    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
+) -> CandidateStatus:
     # The staged task holds everything the build needs: no family code runs here.
     return build_candidate_image(pipeline.workspace(), engine, ref)
 

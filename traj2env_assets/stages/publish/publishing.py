@@ -4,7 +4,8 @@
 task). A task this candidate published earlier stays its own; a directory with the same
 id from anywhere else makes this candidate a ``duplicate``. A candidate that hides a test
 another task shows its agent (a published task or another candidate of this publish) is
-``hidden_tests_leak`` (``traj2env_assets.harbor.leaks``): the task that hides is the one
+``hidden_tests_leak`` (``traj2env_assets.stages.hidden_tests_leak``; the trials stage drops
+early the hiders this would drop, before their matrices): the task that hides is the one
 dropped, so a repair task keeps the tests it shows and the build task that would hide them
 goes. "Another task" is every live (not dropped) candidate staged anywhere in the
 workspace, not only this partition's: partitions publish one by one, and the hider must go
@@ -35,12 +36,7 @@ from pydantic import BaseModel, ConfigDict
 from traj2env_assets.atomic_files import key_lock
 from traj2env_assets.families.contract import Drop
 from traj2env_assets.harbor.dataset import read_task_toml
-from traj2env_assets.harbor.leaks import (
-    TaskTests,
-    hidden_and_shown_elsewhere,
-    shown_and_hidden_elsewhere,
-    task_tests,
-)
+from traj2env_assets.harbor.leaks import TaskTests, task_tests
 from traj2env_assets.harbor.secrets import SECRET_IN_TASK, describe, scan_task_dir
 from traj2env_assets.layout import CARD_FILE, TaskLayout, Workspace
 from traj2env_assets.lifecycle.duplicates import dropped_as_duplicate
@@ -51,30 +47,13 @@ from traj2env_assets.lifecycle.status import (
 )
 from traj2env_assets.quality.duplicates import FixClaims
 from traj2env_assets.quality.near_duplicates import near_duplicate_groups, task_signature
+from traj2env_assets.stages.hidden_tests_leak import dataset_tests, leak_drop, live_staged_tests
 from traj2env_assets.stages.publish.atomic_publish import publish_task
 from traj2env_assets.stages.publish.card import render_card
 from traj2env_assets.stages.publish.published_signatures import PublishedSignatures
 
 GROUP_CAP = "group_cap"
 PROJECT_CAP = "project_cap"
-
-
-def _dataset_tests(destination: Path) -> dict[str, TaskTests]:
-    if not destination.is_dir():
-        return {}
-    tasks = (path for path in sorted(destination.iterdir()) if TaskLayout(path).config_path.is_file())
-    return {path.name: task_tests(path) for path in tasks}
-
-
-def _live_staged_tests(workspace: Workspace) -> dict[str, TaskTests]:
-    """The tests of every candidate of the workspace that has a staged task and no drop."""
-    found = {}
-    for path in workspace.every_status_file():
-        status = CandidateStatus.model_validate_json(path.read_text(encoding="utf-8"))
-        staged = staged_task_dir(workspace, status.ref)
-        if status.drop is None and status.image is not None and staged.is_dir():
-            found[status.task_id] = task_tests(staged)
-    return found
 
 
 def _secrets_vet(workspace: Workspace) -> Callable[[Path], str | None]:
@@ -127,9 +106,9 @@ def publish(
     caps = caps or DatasetCaps()
     published = []
     ready = [status for status in statuses if status.ready_for("publish")]
-    staged = _live_staged_tests(workspace) if ready else {}
+    staged = live_staged_tests(workspace) if ready else {}
     staged.update({status.task_id: task_tests(staged_task_dir(workspace, status.ref)) for status in ready})
-    dataset = _dataset_tests(destination)
+    dataset = dataset_tests(destination)
     claims = FixClaims(workspace.dedupe_dir)
     for status in ready:
         if status.published_path and Path(status.published_path).is_dir():
@@ -154,12 +133,8 @@ def _publish_one(
         return duplicate
     tests = staged[status.task_id]
     live = [other for task_id, other in staged.items() if task_id != status.task_id]
-    earlier = [other for task_id, other in dataset.items() if task_id != status.task_id]
-    leaks = hidden_and_shown_elsewhere(tests, [*live, *earlier]) + shown_and_hidden_elsewhere(tests, earlier)
-    if leaks:
-        more = f" (+{len(leaks) - 3} more)" if len(leaks) > 3 else ""
-        drop = Drop(reason="hidden_tests_leak", detail="; ".join(leaks[:3]) + more)
-        return save_status(workspace, status.dropped("publish", drop))
+    if (leak := leak_drop(tests, live, dataset)) is not None:
+        return save_status(workspace, status.dropped("publish", leak))
     staged_dir = staged_task_dir(workspace, status.ref)
     if (capped := _over_a_cap(workspace, destination, staged_dir, caps)) is not None:
         return save_status(workspace, status.dropped("publish", capped))

@@ -1,10 +1,11 @@
 """Stage 8, ``trials``: the family's control matrix per candidate (a graph-backed asset: an
-op per candidate whose matrix is not cached, pool ``docker_trial``)."""
+op per candidate whose matrix is not cached, pool ``docker_trial``; a candidate that hides
+a test another shows runs in the second wave, after the shower's matrix)."""
 
 import dagster as dg
 
 from traj2env_assets.defs.docker import DockerEngineResource, matrix_metadata
-from traj2env_assets.defs.docker_stages import DockerStage, docker_stage_asset
+from traj2env_assets.defs.docker_stages import DockerStage, Plan, docker_stage_asset
 from traj2env_assets.defs.materialize import Metadata
 from traj2env_assets.defs.pools import DOCKER_TRIAL_POOL
 from traj2env_assets.defs.resources import PipelineResource
@@ -16,14 +17,24 @@ from traj2env_assets.stages.trials.trials import plan_trials, run_candidate_tria
 from traj2env_assets.verification.trial import MatrixResult
 
 
-def _plan_trials(
-    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
-) -> list[CandidateRef]:
-    return plan_trials(pipeline.workspace(), families, statuses)[1]
+def _trials_plan(may_defer: bool) -> Plan:
+    """The first wave's plan (``may_defer``) leaves a hider whose shower has no verdict yet
+    for the second wave's."""
+
+    def plan(
+        pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
+    ) -> list[CandidateRef]:
+        destination = pipeline.settings().output.destination
+        return plan_trials(pipeline.workspace(), families, statuses, destination, may_defer)[1]
+
+    return plan
 
 
-def _trial(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
-    return run_candidate_trials(pipeline.workspace(), family, engine, ref, parallelism=pipeline.options().jobs)
+def _trial(
+    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
+) -> CandidateStatus:
+    workspace, jobs, destination = pipeline.workspace(), pipeline.options().jobs, pipeline.settings().output.destination
+    return run_candidate_trials(workspace, family, engine, ref, jobs, destination, run_keys)
 
 
 def _trials_metadata(status: CandidateStatus) -> Metadata:
@@ -41,9 +52,10 @@ trials = docker_stage_asset(
         group="trials",
         description="The family's control matrix per candidate, networking off: the reference "
         "scores full reward, every other control 0.",
-        plan=_plan_trials,
+        plan=_trials_plan(may_defer=True),
         work=_trial,
         work_metadata=_trials_metadata,
+        plan_deferred=_trials_plan(may_defer=False),
     )
 )
 

@@ -7,7 +7,9 @@ none changed, the recorded matrix stands and nothing runs. Matrices are cached u
 (one session logged in several formats, a session re-run) run one matrix between them and
 the others record it as ``shared``. A matrix where any control misses its expected reward
 drops the candidate as ``trials_failed`` (``secret_in_task`` when secrets were redacted from
-the files the task runs: the redaction may be why).
+the files the task runs: the redaction may be why). A candidate publish would drop as
+``hidden_tests_leak`` is dropped here instead, before its matrix runs, and a hider's matrix
+waits for the stage's second wave, after its shower's (``traj2env_assets.stages.hidden_tests_leak``).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ from traj2env_assets.lifecycle.status import (
     read_status,
     save_status,
     staged_task_dir,
+    trajectory_statuses,
 )
+from traj2env_assets.stages.hidden_tests_leak import early_leaks
 from traj2env_assets.stages.images.images import image_build_drop, with_image_present
 from traj2env_assets.stages.task_specs import blamed_on_redaction
 from traj2env_assets.verification.controls import Control
@@ -88,11 +92,17 @@ def _decided(workspace: Workspace, status: CandidateStatus, record: TrialsRecord
 
 
 def plan_trials(
-    workspace: Workspace, families: Families, statuses: list[CandidateStatus]
+    workspace: Workspace,
+    families: Families,
+    statuses: list[CandidateStatus],
+    destination: Path,
+    may_defer: bool = False,
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
     """Decide every ready candidate whose matrix already ran on its key (its own, or another
-    candidate's with the same key); return the rest to run, one candidate per key."""
-    decided, to_run, planned = [], [], set()
+    candidate's with the same key) and every one publish would drop as a leak
+    (``stages.hidden_tests_leak``); return the rest to run, one candidate per key, but with
+    ``may_defer`` (the first wave) not a hider whose shower has no trials verdict yet."""
+    decided, uncached = [], []
     for status in statuses:
         if not status.ready_for("trials"):
             continue
@@ -101,17 +111,39 @@ def plan_trials(
             decided.append(_decided(workspace, status, status.trials))
         elif (matrix := _cached(workspace, key)) is not None:
             decided.append(_recorded(workspace, status, key, matrix, shared=True))
-        elif key not in planned:  # the others share its matrix when the stage settles
-            planned.add(key)
+        else:
+            uncached.append((status, key))
+    if not uncached:
+        return decided, []
+    run = list(({s.ref: s for s in statuses} | {s.ref: s for s in decided}).values())
+    leaks = early_leaks(workspace, destination, [status for status, _ in uncached], run)
+    to_run, planned = [], set()
+    for status, key in uncached:
+        if (drop := leaks.drops.get(status.ref)) is not None:
+            decided.append(save_status(workspace, status.dropped("trials", drop)))
+        elif not (may_defer and status.ref in leaks.after_showers) and key not in planned:
+            planned.add(key)  # the others share its matrix when the stage settles
             to_run.append(status.ref)
     return decided, to_run
 
 
 def run_candidate_trials(
-    workspace: Workspace, family: Family, engine: DockerEngine, ref: CandidateRef, parallelism: int
+    workspace: Workspace,
+    family: Family,
+    engine: DockerEngine,
+    ref: CandidateRef,
+    parallelism: int,
+    destination: Path,
+    run_keys: list[str],
 ) -> CandidateStatus:
+    """Run the candidate's matrix, unless a shower in its run (``run_keys``, the partitions
+    the plan saw) passed its trials since the plan, or its leak is published."""
+    status = read_status(workspace, ref)
+    run = [other for key in run_keys for other in trajectory_statuses(workspace, key)]
+    if (leak := early_leaks(workspace, destination, [status], run).drops.get(ref)) is not None:
+        return save_status(workspace, status.dropped("trials", leak))
     try:
-        status = with_image_present(workspace, engine, read_status(workspace, ref))
+        status = with_image_present(workspace, engine, status)
     except ImageBuildFailedError as exc:
         return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     assert status.image is not None and status.image.tag is not None
