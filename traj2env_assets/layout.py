@@ -28,7 +28,6 @@ The workspace, under ``<root>``::
 
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -118,10 +117,6 @@ class Workspace(BaseModel):
     def every_status_file(self) -> list[Path]:
         """Every candidate's ``status.json``, of every family and partition, sorted."""
         return sorted(self.candidates_dir.glob(f"*/*/*/{STATUS_FILE}"))
-
-    def partition_status_files(self, partition_key: str) -> list[Path]:
-        """Every candidate's ``status.json`` of one partition, of every family, sorted."""
-        return sorted(self.candidates_dir.glob(f"*/{glob.escape(partition_key)}/*/{STATUS_FILE}"))
 
     def every_staging_dir(self) -> list[Path]:
         """Every candidate's ``staging/`` folder, of every family and partition, sorted."""

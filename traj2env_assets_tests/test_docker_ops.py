@@ -48,9 +48,7 @@ def _run(
 ) -> tuple[dg.ExecuteInProcessResult, Counter[str]]:
     attempts: Counter[str] = Counter()
 
-    def work(
-        pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
-    ) -> CandidateStatus:
+    def work(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
         attempts[ref.task_id] += 1
         if failures:
             raise failures.pop(0)
@@ -73,7 +71,7 @@ def _run(
             pool="test_docker",
             group="test",
             description="test",
-            plan=lambda pipeline, docker, families, statuses: [REF],
+            plan=lambda pipeline, docker, families, statuses, settled: [REF],
             work=work,
             work_metadata=lambda s: {},
             plan_deferred=plan_deferred,

@@ -32,9 +32,13 @@ from traj2env_assets.lifecycle.status import CandidateRef, CandidateStatus, Stag
 # Candidate refs pass between the ops of one run in memory: nothing is pickled to disk.
 REFS_IO_MANAGER = "candidate_refs"
 
-Plan = Callable[[PipelineResource, DockerEngineResource, Families, list[CandidateStatus]], list[CandidateRef]]
-Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef, list[str]], CandidateStatus]
-"""One candidate's Docker work; the last argument is the partitions of its run (a batch)."""
+Plan = Callable[
+    [PipelineResource, DockerEngineResource, Families, list[CandidateStatus], frozenset[CandidateRef]],
+    list[CandidateRef],
+]
+"""Decides what it can without Docker work and returns the candidates to work on; it gets
+every candidate of the run's partitions and those whose step already ran in this run."""
+Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef], CandidateStatus]
 WorkMetadata = Callable[[CandidateStatus], Metadata]
 
 
@@ -68,7 +72,8 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         if pipeline.options().propose_only:
             context.log.info("propose_only: no Docker work")
             return
-        for ref in spec.plan(pipeline, docker_engine, families, _unsettled(context, pipeline, families, set())):
+        statuses = _run_statuses(context, pipeline, families)
+        for ref in spec.plan(pipeline, docker_engine, families, statuses, frozenset()):
             yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
 
     @dg.op(
@@ -86,8 +91,8 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         assert spec.plan_deferred is not None  # the op is in the graph only then
         if pipeline.options().propose_only:
             return
-        statuses = _unsettled(context, pipeline, families, set(done))
-        for ref in spec.plan_deferred(pipeline, docker_engine, families, statuses):
+        statuses = _run_statuses(context, pipeline, families)
+        for ref in spec.plan_deferred(pipeline, docker_engine, families, statuses, frozenset(done)):
             yield dg.DynamicOutput(ref, mapping_key=ref.mapping_key)
 
     @dg.op(
@@ -105,8 +110,7 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
     ) -> CandidateRef:
         with interrupts_not_retried():
             try:
-                engine, family = docker_engine.engine(context.run), families.by_name(ref.family)
-                status = spec.work(pipeline, engine, family, ref, list(context.partition_keys))
+                status = spec.work(pipeline, docker_engine.engine(context.run), families.by_name(ref.family), ref)
             except Exception as error:
                 raise permanent_unless_transient(error) from error
         context.log.info(f"{ref.family} {ref.task_id}: {status.state} {status.drop.reason if status.drop else ''}")
@@ -127,12 +131,12 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
         families: dg.ResourceParam[Families],
         **done: list[CandidateRef],
     ) -> Iterator[dg.Output | dg.AssetMaterialization]:
-        worked = {ref for wave in done.values() for ref in wave}
+        worked = frozenset(ref for wave in done.values() for ref in wave)
         if not pipeline.options().propose_only:
             # Candidates that shared a key with one that just ran are decided on its results;
             # those that ran keep the record their own step wrote (it says what was built).
             settle = spec.plan_deferred or spec.plan
-            if waiting := settle(pipeline, docker_engine, families, _unsettled(context, pipeline, families, worked)):
+            if waiting := settle(pipeline, docker_engine, families, _run_statuses(context, pipeline, families), worked):
                 context.log.warning(f"{spec.stage}: still waiting: {[ref.task_id for ref in waiting]}")
 
         def docker_steps(statuses: list[CandidateStatus]) -> Metadata:
@@ -161,14 +165,8 @@ def docker_stage_asset(spec: DockerStage) -> dg.AssetsDefinition:
     return stage_asset
 
 
-def _unsettled(
-    context: dg.OpExecutionContext, pipeline: PipelineResource, families: Families, worked: set[CandidateRef]
+def _run_statuses(
+    context: dg.OpExecutionContext, pipeline: PipelineResource, families: Families
 ) -> list[CandidateStatus]:
-    """Every candidate of the run's partitions whose step has not run in this run, as its
-    status file has it now."""
-    return [
-        status
-        for key in context.partition_keys
-        for status in partition_statuses_of(pipeline, families, key)
-        if status.ref not in worked
-    ]
+    """Every candidate of the run's partitions, as its status file has it now."""
+    return [status for key in context.partition_keys for status in partition_statuses_of(pipeline, families, key)]

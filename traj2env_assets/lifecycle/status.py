@@ -239,12 +239,6 @@ def partition_statuses(workspace: Workspace, family: str, partition_key: str) ->
     return [read_status(workspace, ref) for ref in refs]
 
 
-def trajectory_statuses(workspace: Workspace, partition_key: str) -> list[CandidateStatus]:
-    """Every candidate mined from one trajectory, of every family, as its status file has it."""
-    paths = workspace.partition_status_files(partition_key)
-    return [CandidateStatus.model_validate_json(path.read_text(encoding="utf-8")) for path in paths]
-
-
 def statuses_of(workspace: Workspace, families: list[str], keys: list[str]) -> Iterator[CandidateStatus]:
     for key in keys:
         for family in families:

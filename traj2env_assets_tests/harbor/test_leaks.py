@@ -19,7 +19,6 @@ from traj2env_assets.lifecycle.status import (
     Stage,
     save_status,
     staged_task_dir,
-    trajectory_statuses,
 )
 from traj2env_assets.stages.hidden_tests_leak import HIDDEN_TESTS_LEAK, early_leaks
 from traj2env_assets.stages.publish.publishing import publish
@@ -183,21 +182,27 @@ def test_before_trials_a_hider_goes_after_its_undecided_shower_and_runs_if_the_s
     planned = early_leaks(workspace, destination, [hider, shower], [hider, shower])
     assert planned.after_showers == {hider.ref} and planned.drops == {}
 
-    # The hider's turn: its shower failed, so publish would keep it; it runs its matrix.
+    # The second wave: its shower failed, so publish would keep the hider; it runs its matrix.
     failed = save_status(workspace, shower.dropped("trials", Drop(reason="trials_failed", detail="")))
-    assert early_leaks(workspace, destination, [hider], trajectory_statuses(workspace, "session-a")) == ({}, set())
-    assert failed in trajectory_statuses(workspace, "session-a")
+    assert early_leaks(workspace, destination, [hider], [hider, failed]) == ({}, set())
 
     [published] = publish(workspace, destination, [save_status(workspace, hider.passed("trials"))])
     assert published.drop is None and (destination / "hides" / "task.toml").is_file()
 
 
-def test_before_trials_a_hider_of_a_shower_in_another_trajectory_runs_and_publish_decides(tmp_path: Path) -> None:
-    """A shower the trials stage does not see (another partition's run has it) decides
-    nothing early: the hider runs its matrix, as it did before the early check."""
+def test_before_trials_a_shower_of_another_run_decides_the_hider_only_once_published(tmp_path: Path) -> None:
+    """A live shower outside the run (another batch's) may still be dropped before the
+    hider's publish: the hider waits for the second wave, and goes only if the shower was
+    published by then; otherwise it runs its matrix and publish decides."""
     workspace, destination = Workspace(root=tmp_path / "workspace"), tmp_path / "dataset"
-    hider, _ = _hider_and_shower(workspace, "trials")
-    assert early_leaks(workspace, destination, [hider], [hider]) == ({}, set())
+    hider = _staged(
+        workspace, "session-a", _task("hides", {"CONTRACT.md": "tags"}, {"tests/test_hidden.py": HIDDEN}), "calibration"
+    )
+    shower = _staged(workspace, "session-b", _task("shows", {"shop.py": "", "tests/test_shop.py": SHOWN}, {}), "trials")
+    assert early_leaks(workspace, destination, [hider], [hider]) == ({}, {hider.ref})
+
+    publish(workspace, destination, [shower])
+    assert list(early_leaks(workspace, destination, [hider], [hider]).drops) == [hider.ref]
 
 
 def test_before_trials_a_candidate_that_leaks_against_a_published_task_goes(tmp_path: Path) -> None:

@@ -16,14 +16,17 @@ from traj2env_assets.stages.calibration.calibration import calibrate_candidate, 
 
 
 def _plan_calibration(
-    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
+    pipeline: PipelineResource,
+    docker: DockerEngineResource,
+    families: Families,
+    statuses: list[CandidateStatus],
+    settled: frozenset[CandidateRef],
 ) -> list[CandidateRef]:
-    return plan_calibration(pipeline.workspace(), families, statuses, pipeline.settings().output.org)[1]
+    unsettled = [status for status in statuses if status.ref not in settled]
+    return plan_calibration(pipeline.workspace(), families, unsettled, pipeline.settings().output.org)[1]
 
 
-def _calibrate(
-    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
-) -> CandidateStatus:
+def _calibrate(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
     # The docker_trial pool's one slot runs ``jobs`` containers at once: a candidate's probes
     # side by side as its trials are.
     workspace, jobs, org = pipeline.workspace(), pipeline.options().jobs, pipeline.settings().output.org

@@ -16,15 +16,18 @@ from traj2env_assets.stages.images.images import build_candidate_image, plan_ima
 
 
 def _plan_images(
-    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
+    pipeline: PipelineResource,
+    docker: DockerEngineResource,
+    families: Families,
+    statuses: list[CandidateStatus],
+    settled: frozenset[CandidateRef],
 ) -> list[CandidateRef]:
     org = pipeline.settings().output.org
-    return plan_images(pipeline.workspace(), families, docker.engine(), statuses, org)[1]
+    unsettled = [status for status in statuses if status.ref not in settled]
+    return plan_images(pipeline.workspace(), families, docker.engine(), unsettled, org)[1]
 
 
-def _build(
-    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
-) -> CandidateStatus:
+def _build(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
     # The staged task holds everything the build needs: no family code runs here.
     return build_candidate_image(pipeline.workspace(), engine, ref)
 

@@ -22,19 +22,20 @@ def _trials_plan(may_defer: bool) -> Plan:
     for the second wave's."""
 
     def plan(
-        pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
+        pipeline: PipelineResource,
+        docker: DockerEngineResource,
+        families: Families,
+        statuses: list[CandidateStatus],
+        settled: frozenset[CandidateRef],
     ) -> list[CandidateRef]:
         destination = pipeline.settings().output.destination
-        return plan_trials(pipeline.workspace(), families, statuses, destination, may_defer)[1]
+        return plan_trials(pipeline.workspace(), families, statuses, destination, settled, may_defer)[1]
 
     return plan
 
 
-def _trial(
-    pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef, run_keys: list[str]
-) -> CandidateStatus:
-    workspace, jobs, destination = pipeline.workspace(), pipeline.options().jobs, pipeline.settings().output.destination
-    return run_candidate_trials(workspace, family, engine, ref, jobs, destination, run_keys)
+def _trial(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
+    return run_candidate_trials(pipeline.workspace(), family, engine, ref, parallelism=pipeline.options().jobs)
 
 
 def _trials_metadata(status: CandidateStatus) -> Metadata:

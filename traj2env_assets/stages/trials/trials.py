@@ -37,7 +37,6 @@ from traj2env_assets.lifecycle.status import (
     read_status,
     save_status,
     staged_task_dir,
-    trajectory_statuses,
 )
 from traj2env_assets.stages.hidden_tests_leak import early_leaks
 from traj2env_assets.stages.images.images import image_build_drop, with_image_present
@@ -96,15 +95,18 @@ def plan_trials(
     families: Families,
     statuses: list[CandidateStatus],
     destination: Path,
+    settled: frozenset[CandidateRef] = frozenset(),
     may_defer: bool = False,
 ) -> tuple[list[CandidateStatus], list[CandidateRef]]:
     """Decide every ready candidate whose matrix already ran on its key (its own, or another
     candidate's with the same key) and every one publish would drop as a leak
     (``stages.hidden_tests_leak``); return the rest to run, one candidate per key, but with
-    ``may_defer`` (the first wave) not a hider whose shower has no trials verdict yet."""
+    ``may_defer`` (the first wave) not a hider whose shower has no verdict yet.
+    ``statuses``: every candidate of the run's partitions; ``settled``: those whose step
+    already ran in this run (they are not planned again)."""
     decided, uncached = [], []
     for status in statuses:
-        if not status.ready_for("trials"):
+        if status.ref in settled or not status.ready_for("trials"):
             continue
         key = _key(workspace, families.by_name(status.family), status)
         if status.trials is not None and status.trials.key == key:
@@ -128,22 +130,10 @@ def plan_trials(
 
 
 def run_candidate_trials(
-    workspace: Workspace,
-    family: Family,
-    engine: DockerEngine,
-    ref: CandidateRef,
-    parallelism: int,
-    destination: Path,
-    run_keys: list[str],
+    workspace: Workspace, family: Family, engine: DockerEngine, ref: CandidateRef, parallelism: int
 ) -> CandidateStatus:
-    """Run the candidate's matrix, unless a shower in its run (``run_keys``, the partitions
-    the plan saw) passed its trials since the plan, or its leak is published."""
-    status = read_status(workspace, ref)
-    run = [other for key in run_keys for other in trajectory_statuses(workspace, key)]
-    if (leak := early_leaks(workspace, destination, [status], run).drops.get(ref)) is not None:
-        return save_status(workspace, status.dropped("trials", leak))
     try:
-        status = with_image_present(workspace, engine, status)
+        status = with_image_present(workspace, engine, read_status(workspace, ref))
     except ImageBuildFailedError as exc:
         return save_status(workspace, read_status(workspace, ref).dropped("images", image_build_drop(exc)))
     assert status.image is not None and status.image.tag is not None
