@@ -116,11 +116,13 @@ def test_a_second_wave_works_on_what_the_first_plan_left_waiting_after_the_first
     """The trials stage's shape: the second plan runs once the first wave's step is done, its
     candidates' steps after it; the summary settles with the second plan."""
     later = CandidateRef(family="repair", partition_key="k", task_id="t2")
-    deferred_plans = Counter[str]()
+    settled_seen: list[frozenset[CandidateRef]] = []
 
-    def plan_deferred(*_: object) -> list[CandidateRef]:
-        deferred_plans["calls"] += 1
-        return [later] if deferred_plans["calls"] == 1 else []
+    def plan_deferred(*arguments: object) -> list[CandidateRef]:
+        settled = arguments[-1]
+        assert isinstance(settled, frozenset)
+        settled_seen.append(settled)
+        return [] if later in settled else [later]
 
     result, attempts = _run(tmp_path, [], plan_deferred=plan_deferred)
     assert result.success
@@ -135,7 +137,8 @@ def test_a_second_wave_works_on_what_the_first_plan_left_waiting_after_the_first
         )
     )
     assert first < plan < second < steps.index("images.images_summary")
-    assert deferred_plans["calls"] == 2  # the second wave's plan, then the summary's
+    # The second wave's plan knows the first wave's step; the summary's, both waves'.
+    assert settled_seen == [frozenset({REF}), frozenset({REF, later})]
     assert not [e for e in result.all_events if "still waiting" in (e.message or "")]
 
 

@@ -33,10 +33,12 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import docker
+from docker.errors import APIError
 from docker.models.containers import Container
 from pydantic import BaseModel
 
 from traj2env_assets.docker_engine.engine import DockerEngine
+from traj2env_assets.docker_engine.errors import is_transient_engine_error
 from traj2env_assets.docker_engine.labels import CONTROL_LABEL
 from traj2env_assets.docker_engine.sandbox import (
     ExecOutcome,
@@ -179,11 +181,26 @@ def run_matrix(
     return MatrixResult(results=results, seconds=round(time.monotonic() - started, 3))
 
 
-def sweep_run(client: docker.DockerClient, run_id: str) -> None:
-    """Remove every container of one matrix run (used when it is interrupted)."""
+def sweep_run(client: docker.DockerClient, run_id: str, attempts: int = 5) -> None:
+    """Remove every container of one matrix run (used when it is interrupted). The engine can
+    fail a removal it races with (fuse-overlayfs: "failed to remove root filesystem: directory
+    not empty" while the container's processes exit): the sweep goes on, and such containers
+    are tried again a few times before the engine's error stands."""
     run_filter = {"label": f"{RUN_LABEL}={run_id}"}
-    for container in client.containers.list(all=True, sparse=True, filters=run_filter):
-        remove_quietly(container)
+    for attempt in range(attempts):
+        failed: list[APIError] = []
+        for container in client.containers.list(all=True, sparse=True, filters=run_filter):
+            try:
+                remove_quietly(container)
+            except APIError as error:
+                if not is_transient_engine_error(error):
+                    raise
+                failed.append(error)
+        if not failed:
+            return
+        if attempt == attempts - 1:
+            raise failed[0]
+        time.sleep(0.5)
 
 
 def _agent_phase(
