@@ -38,6 +38,7 @@ Plan = Callable[
 ]
 """Decides what it can without Docker work and returns the candidates to work on; it gets
 every candidate of the run's partitions and those whose step already ran in this run."""
+UnsettledPlan = Callable[[PipelineResource, DockerEngineResource, Families, list[CandidateStatus]], list[CandidateRef]]
 Work = Callable[[PipelineResource, DockerEngine, Family, CandidateRef], CandidateStatus]
 WorkMetadata = Callable[[CandidateStatus], Metadata]
 
@@ -170,3 +171,18 @@ def _run_statuses(
 ) -> list[CandidateStatus]:
     """Every candidate of the run's partitions, as its status file has it now."""
     return [status for key in context.partition_keys for status in partition_statuses_of(pipeline, families, key)]
+
+
+def on_unsettled(plan: UnsettledPlan) -> Plan:
+    """A plan that needs only the candidates whose step has not run in this run."""
+
+    def planned(
+        pipeline: PipelineResource,
+        docker: DockerEngineResource,
+        families: Families,
+        statuses: list[CandidateStatus],
+        settled: frozenset[CandidateRef],
+    ) -> list[CandidateRef]:
+        return plan(pipeline, docker, families, [status for status in statuses if status.ref not in settled])
+
+    return planned

@@ -4,7 +4,7 @@ asset: an op per candidate whose calibration is not cached, pool ``docker_trial`
 import dagster as dg
 
 from traj2env_assets.defs.docker import DockerEngineResource
-from traj2env_assets.defs.docker_stages import DockerStage, docker_stage_asset
+from traj2env_assets.defs.docker_stages import DockerStage, docker_stage_asset, on_unsettled
 from traj2env_assets.defs.materialize import Metadata
 from traj2env_assets.defs.pools import DOCKER_TRIAL_POOL
 from traj2env_assets.defs.resources import PipelineResource
@@ -16,14 +16,9 @@ from traj2env_assets.stages.calibration.calibration import calibrate_candidate, 
 
 
 def _plan_calibration(
-    pipeline: PipelineResource,
-    docker: DockerEngineResource,
-    families: Families,
-    statuses: list[CandidateStatus],
-    settled: frozenset[CandidateRef],
+    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
 ) -> list[CandidateRef]:
-    unsettled = [status for status in statuses if status.ref not in settled]
-    return plan_calibration(pipeline.workspace(), families, unsettled, pipeline.settings().output.org)[1]
+    return plan_calibration(pipeline.workspace(), families, statuses, pipeline.settings().output.org)[1]
 
 
 def _calibrate(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
@@ -45,7 +40,7 @@ calibration = docker_stage_asset(
         group="environment",
         description="The family's probes in each candidate's image, networking off (repair: the "
         "recorded check fails as recorded).",
-        plan=_plan_calibration,
+        plan=on_unsettled(_plan_calibration),
         work=_calibrate,
         work_metadata=_calibration_metadata,
     )

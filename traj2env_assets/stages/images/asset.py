@@ -4,7 +4,7 @@
 import dagster as dg
 
 from traj2env_assets.defs.docker import DockerEngineResource
-from traj2env_assets.defs.docker_stages import DockerStage, docker_stage_asset
+from traj2env_assets.defs.docker_stages import DockerStage, docker_stage_asset, on_unsettled
 from traj2env_assets.defs.materialize import Metadata
 from traj2env_assets.defs.pools import DOCKER_BUILD_POOL
 from traj2env_assets.defs.resources import PipelineResource
@@ -16,15 +16,10 @@ from traj2env_assets.stages.images.images import build_candidate_image, plan_ima
 
 
 def _plan_images(
-    pipeline: PipelineResource,
-    docker: DockerEngineResource,
-    families: Families,
-    statuses: list[CandidateStatus],
-    settled: frozenset[CandidateRef],
+    pipeline: PipelineResource, docker: DockerEngineResource, families: Families, statuses: list[CandidateStatus]
 ) -> list[CandidateRef]:
     org = pipeline.settings().output.org
-    unsettled = [status for status in statuses if status.ref not in settled]
-    return plan_images(pipeline.workspace(), families, docker.engine(), unsettled, org)[1]
+    return plan_images(pipeline.workspace(), families, docker.engine(), statuses, org)[1]
 
 
 def _build(pipeline: PipelineResource, engine: DockerEngine, family: Family, ref: CandidateRef) -> CandidateStatus:
@@ -45,7 +40,7 @@ images = docker_stage_asset(
         group="environment",
         description="Each candidate's Harbor task staged privately, and one environment image per "
         "candidate (tagged by content hash; an identical context is never rebuilt).",
-        plan=_plan_images,
+        plan=on_unsettled(_plan_images),
         work=_build,
         work_metadata=_image_metadata,
     )
